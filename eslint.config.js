@@ -1,0 +1,22 @@
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["dist", "node_modules", "coverage", "bench/results"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: "readonly", console: "readonly" } },
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
+      "no-restricted-properties": [
+        "error",
+        { object: "process", property: "env", message: "Read configuration in src/config.ts only." },
+      ],
+    },
+  },
+  {
+    files: ["__tests__/**", "bench/**", "scripts/**", "src/config.ts"],
+    rules: { "no-restricted-properties": "off" },
+  },
+);

@@ -1,0 +1,18 @@
+/** Jest runs the TypeScript sources through SWC as native ESM (see the `test` script). */
+export default {
+  testEnvironment: "node",
+  extensionsToTreatAsEsm: [".ts"],
+  transform: {
+    "^.+\\.ts$": [
+      "@swc/jest",
+      {
+        jsc: { parser: { syntax: "typescript" }, target: "es2022" },
+        module: { type: "es6" },
+      },
+    ],
+  },
+  moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
+  testMatch: ["<rootDir>/__tests__/**/*.test.ts"],
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

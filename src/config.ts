@@ -1,0 +1,176 @@
+/**
+ * The only reader of process.env. Validates everything once, lists every problem at once, and
+ * returns a frozen Config. See ../shared/CONTRACTS.md §2 for the public meaning of each variable.
+ */
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { z } from "zod";
+
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" })
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+const int = (min: number, max: number) =>
+  z.coerce
+    .number({ error: "must be a number" })
+    .int({ error: "must be a whole number" })
+    .min(min, { error: `must be at least ${min}` })
+    .max(max, { error: `must be at most ${max}` });
+
+const url = z.url({ error: "must be an http(s) URL" }).refine((u) => /^https?:\/\//.test(u), {
+  error: "must be an http(s) URL",
+});
+
+const envSchema = z.object({
+  NCBI_EUTILS_BASE_URL: url.default("https://eutils.ncbi.nlm.nih.gov/entrez/eutils"),
+  NCBI_API_KEY: z.string().min(1).optional(),
+  NCBI_TOOL: z.string().min(1).default("pubmed-mcp"),
+  NCBI_EMAIL: z.email({ error: "must be an e-mail address" }).optional(),
+  NCBI_MAX_RPS: int(1, 100).optional(),
+  NCBI_MAX_RETRIES: int(0, 10).default(4),
+  NCBI_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  NCBI_DEADLINE_MS: int(100, 3_600_000).default(120_000),
+  NCBI_CACHE_TTL_SECONDS: int(0, 7 * 86_400).optional(),
+  NCBI_CACHE_MAX_MB: int(0, 4096).default(64),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, { error: "must be a postgres:// URL" })
+    .optional(),
+  PUBMED_MCP_DATA_DIR: z.string().min(1).optional(),
+  XDG_DATA_HOME: z.string().min(1).optional(),
+  VECTOR_STORE: z.enum(["qdrant", "pgvector"], { error: "must be qdrant or pgvector" }).optional(),
+  QDRANT_URL: url.optional(),
+  QDRANT_API_KEY: z.string().min(1).optional(),
+  QDRANT_COLLECTION: z.string().min(1).default("pubmed_chunks"),
+  EMBEDDINGS_PROVIDER: z.enum(["cohere", "hash"], { error: "must be cohere or hash" }).optional(),
+  COHERE_API_KEY: z.string().min(1).optional(),
+  COHERE_BASE_URL: url.optional(),
+  COHERE_EMBED_MODEL: z.string().min(1).default("embed-v4.0"),
+  MCP_TRANSPORT: z.enum(["stdio", "http"], { error: "must be stdio or http" }).default("stdio"),
+  MCP_HTTP_HOST: z.string().min(1).default("127.0.0.1"),
+  MCP_HTTP_PORT: int(0, 65_535).default(3000),
+  MCP_AUTH_TOKEN: z.string().min(1).optional(),
+  MCP_ALLOWED_ORIGINS: z.string().min(1).optional(),
+  MCP_READ_ONLY: bool.default(false),
+  LOG_LEVEL: z
+    .enum(["error", "warn", "info", "http", "verbose", "debug", "silly"], {
+      error: "must be one of error, warn, info, http, verbose, debug, silly",
+    })
+    .default("info"),
+});
+
+export interface Config {
+  ncbi: {
+    baseUrl: string;
+    apiKey: string | undefined;
+    tool: string;
+    email: string | undefined;
+    maxRps: number;
+    maxRetries: number;
+    timeoutMs: number;
+    deadlineMs: number;
+    /** Overrides every per-utility cache TTL when set; 0 disables the cache. */
+    cacheTtlSeconds: number | undefined;
+    cacheMaxBytes: number;
+  };
+  databaseUrl: string | undefined;
+  dataDir: string;
+  vectorStore: "qdrant" | "pgvector";
+  qdrant: { url: string | undefined; apiKey: string | undefined; collection: string };
+  embeddings: {
+    provider: "cohere" | "hash";
+    cohereApiKey: string | undefined;
+    cohereBaseUrl: string | undefined;
+    cohereModel: string;
+  };
+  transport: "stdio" | "http";
+  http: {
+    host: string;
+    port: number;
+    authToken: string | undefined;
+    allowedOrigins: string[] | undefined;
+  };
+  readOnly: boolean;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Empty variables count as unset, as in most shells' `VAR= cmd`. */
+function withoutEmpty(env: Env): Env {
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const parsed = envSchema.safeParse(withoutEmpty(env));
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join(".") || "environment"} ${i.message}`),
+    );
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  const vectorStore = e.VECTOR_STORE ?? (e.QDRANT_URL ? "qdrant" : "pgvector");
+  if (vectorStore === "qdrant" && !e.QDRANT_URL) {
+    problems.push("VECTOR_STORE=qdrant needs QDRANT_URL");
+  }
+  const provider = e.EMBEDDINGS_PROVIDER ?? (e.COHERE_API_KEY ? "cohere" : "hash");
+  if (provider === "cohere" && !e.COHERE_API_KEY) {
+    problems.push("EMBEDDINGS_PROVIDER=cohere needs COHERE_API_KEY");
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const dataHome = e.XDG_DATA_HOME ?? join(homedir(), ".local", "share");
+  const config: Config = {
+    ncbi: {
+      baseUrl: e.NCBI_EUTILS_BASE_URL.replace(/\/+$/, ""),
+      apiKey: e.NCBI_API_KEY,
+      tool: e.NCBI_TOOL,
+      email: e.NCBI_EMAIL,
+      // NCBI: 3 requests/s without an API key, 10 with one.
+      maxRps: e.NCBI_MAX_RPS ?? (e.NCBI_API_KEY ? 10 : 3),
+      maxRetries: e.NCBI_MAX_RETRIES,
+      timeoutMs: e.NCBI_TIMEOUT_MS,
+      deadlineMs: e.NCBI_DEADLINE_MS,
+      cacheTtlSeconds: e.NCBI_CACHE_TTL_SECONDS,
+      cacheMaxBytes: e.NCBI_CACHE_MAX_MB * 1024 * 1024,
+    },
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.PUBMED_MCP_DATA_DIR ?? join(dataHome, "pubmed-mcp"),
+    vectorStore,
+    qdrant: { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, collection: e.QDRANT_COLLECTION },
+    embeddings: {
+      provider,
+      cohereApiKey: e.COHERE_API_KEY,
+      cohereBaseUrl: e.COHERE_BASE_URL,
+      cohereModel: e.COHERE_EMBED_MODEL,
+    },
+    transport: e.MCP_TRANSPORT,
+    http: {
+      host: e.MCP_HTTP_HOST,
+      port: e.MCP_HTTP_PORT,
+      authToken: e.MCP_AUTH_TOKEN,
+      allowedOrigins: e.MCP_ALLOWED_ORIGINS?.split(",")
+        .map((o) => o.trim())
+        .filter(Boolean),
+    },
+    readOnly: e.MCP_READ_ONLY,
+    logLevel: e.LOG_LEVEL,
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object") {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

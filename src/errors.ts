@@ -1,0 +1,97 @@
+/**
+ * Typed errors, and the one place that maps any thrown value to the error envelope of
+ * CONTRACTS §3. Messages are for the model: what was wrong and how to fix the call.
+ */
+import { randomUUID } from "node:crypto";
+import { log } from "./log.js";
+
+export type ErrorCode =
+  | "RATE_LIMIT"
+  | "UPSTREAM"
+  | "VALIDATION"
+  | "NOT_FOUND"
+  | "INVARIANT_FAILURE"
+  | "STORE"
+  | "EMBEDDINGS"
+  | "VECTOR_STORE"
+  | "ENTREZ"
+  | "UNKNOWN";
+
+export abstract class AppError extends Error {
+  abstract readonly code: ErrorCode;
+  constructor(
+    message: string,
+    readonly details: Record<string, unknown> | null = null,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+export class ValidationError extends AppError {
+  readonly code = "VALIDATION";
+}
+export class NotFoundError extends AppError {
+  readonly code = "NOT_FOUND";
+}
+/** NCBI said "slow down" (HTTP 429 or its JSON rate-limit body) and retries ran out. */
+export class RateLimitError extends AppError {
+  readonly code = "RATE_LIMIT";
+}
+/** NCBI unreachable, 5xx, timeouts, HTML or truncated bodies, deadline exceeded. */
+export class UpstreamError extends AppError {
+  readonly code = "UPSTREAM";
+}
+/** NCBI answered but reported an error about the request itself (<ERROR>, ErrorList). */
+export class EntrezError extends AppError {
+  readonly code = "ENTREZ";
+}
+export class InvariantError extends AppError {
+  readonly code = "INVARIANT_FAILURE";
+}
+export class StoreError extends AppError {
+  readonly code = "STORE";
+}
+export class EmbeddingsError extends AppError {
+  readonly code = "EMBEDDINGS";
+}
+export class VectorStoreError extends AppError {
+  readonly code = "VECTOR_STORE";
+}
+
+export interface ErrorEnvelope {
+  error: { code: ErrorCode; message: string; details: Record<string, unknown> | null };
+}
+
+/** Maps anything thrown to the envelope. Unknown errors are logged in full, returned with a reference id only. */
+export function toEnvelope(err: unknown): ErrorEnvelope {
+  if (err instanceof AppError) {
+    return { error: { code: err.code, message: err.message, details: err.details } };
+  }
+  if (isAbort(err)) {
+    return {
+      error: {
+        code: "UPSTREAM",
+        message: "The call was cancelled before it finished. Retry it if you still need the result.",
+        details: null,
+      },
+    };
+  }
+  const ref = randomUUID();
+  log.error("unexpected error", {
+    ref,
+    error: err instanceof Error ? { message: err.message, stack: err.stack } : String(err),
+  });
+  return {
+    error: {
+      code: "UNKNOWN",
+      message: `An unexpected internal error occurred (reference ${ref}). Retry the call; if it keeps failing, report the reference.`,
+      details: { ref },
+    },
+  };
+}
+
+export function isAbort(err: unknown): boolean {
+  return err instanceof Error && (err.name === "AbortError" || err.name === "TimeoutError");
+}
