@@ -11,7 +11,10 @@ export default {
       },
     ],
   },
-  moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
+  moduleNameMapper: {
+    "^(\\.{1,2}/.*)\\.js$": "$1",
+    "^node-fetch$": "<rootDir>/__tests__/helpers/node-fetch-shim.cjs",
+  },
   testMatch: ["<rootDir>/__tests__/**/*.test.ts"],
   testTimeout: 30000,
   maxWorkers: 2,

@@ -108,8 +108,9 @@ function withoutEmpty(env: Env): Env {
   return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
 }
 
-export function loadConfig(env: Env = process.env): Config {
-  const parsed = envSchema.safeParse(withoutEmpty(env));
+/** `overrides` are CLI flags expressed as variables (e.g. `serve --http` → MCP_TRANSPORT=http). */
+export function loadConfig(env: Env = process.env, overrides: Env = {}): Config {
+  const parsed = envSchema.safeParse(withoutEmpty({ ...env, ...overrides }));
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((i) => `${i.path.join(".") || "environment"} ${i.message}`),

@@ -10,6 +10,8 @@ export interface State {
   config: Config;
   eutils: EutilsClient;
   startedAt: Date;
+  /** Named readiness probes (metadata store, vector store, embedder…) for GET /readyz. */
+  readiness: Record<string, () => Promise<void>>;
   /** Releases what the state holds (store handles, locks, timers). */
   close: () => Promise<void>;
 }
@@ -19,7 +21,7 @@ let current: State | undefined;
 export async function initState(config: Config): Promise<State> {
   setLogLevel(config.logLevel);
   const eutils = new EutilsClient(config.ncbi);
-  current = { config, eutils, startedAt: new Date(), close: async () => {} };
+  current = { config, eutils, startedAt: new Date(), readiness: {}, close: async () => {} };
   return current;
 }
 
@@ -31,6 +33,7 @@ function need(): State {
 export const getState = (): State => need();
 export const getConfig = (): Config => need().config;
 export const getEutils = (): EutilsClient => need().eutils;
+export const getReadiness = (): State["readiness"] => need().readiness;
 
 export async function closeState(): Promise<void> {
   const s = current;

@@ -1,0 +1,68 @@
+/**
+ * Section-aware chunking of title + abstract. Chunk ids depend only on position in the record
+ * ("title", "abs:<section>:<part>"), so re-syncing a revised record overwrites the same points,
+ * and every chunk carries the title so it reads (and embeds) on its own.
+ */
+import { v5 as uuidv5 } from "uuid";
+import type { Article } from "../eutils/types.js";
+
+/** Fixed namespace for chunk point ids: uuid5(CHUNK_NAMESPACE, "<pmid>:<chunk_id>"). */
+export const CHUNK_NAMESPACE = "6f1d7a52-3b0e-5c1a-9d4e-2a7b8c9d0e1f";
+
+/** About 180 words per chunk: long enough for context, short enough for focused retrieval. */
+const MAX_WORDS = 180;
+
+export interface Chunk {
+  id: string;
+  chunkId: string;
+  ord: number;
+  section: string | null;
+  text: string;
+}
+
+export function chunkUuid(pmid: string, chunkId: string): string {
+  return uuidv5(`${pmid}:${chunkId}`, CHUNK_NAMESPACE);
+}
+
+function splitSentences(text: string): string[] {
+  return text.split(/(?<=[.!?])\s+(?=[A-Z0-9(])/).filter((s) => s.trim() !== "");
+}
+
+/** Packs whole sentences into parts of at most MAX_WORDS words (a longer sentence stands alone). */
+function pack(text: string): string[] {
+  const parts: string[] = [];
+  let current: string[] = [];
+  let words = 0;
+  for (const sentence of splitSentences(text)) {
+    const n = sentence.split(/\s+/).length;
+    if (words > 0 && words + n > MAX_WORDS) {
+      parts.push(current.join(" "));
+      current = [];
+      words = 0;
+    }
+    current.push(sentence);
+    words += n;
+  }
+  if (current.length > 0) parts.push(current.join(" "));
+  return parts;
+}
+
+export function chunkArticle(article: Pick<Article, "pmid" | "title" | "abstractSections">): Chunk[] {
+  const title = article.title.trim();
+  const sections = article.abstractSections.filter((s) => s.text.trim() !== "");
+  const pieces: { chunkId: string; section: string | null; body: string }[] = [];
+  sections.forEach((section, s) => {
+    pack(section.text).forEach((body, p) => {
+      const label = section.label ? `${section.label}: ` : "";
+      pieces.push({ chunkId: `abs:${s}:${p}`, section: section.label, body: `${label}${body}` });
+    });
+  });
+  if (pieces.length === 0) pieces.push({ chunkId: "title", section: null, body: "" });
+  return pieces.map((piece, ord) => ({
+    id: chunkUuid(article.pmid, piece.chunkId),
+    chunkId: piece.chunkId,
+    ord,
+    section: piece.section,
+    text: piece.body ? `${title}\n${piece.body}` : title,
+  }));
+}

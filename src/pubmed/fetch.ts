@@ -1,0 +1,100 @@
+/**
+ * pubmed_fetch: EFetch by PMID list or by history (WebEnv + query_key), parsed or raw.
+ */
+import { parseEFetch } from "../eutils/parse/efetch.js";
+import type { Article } from "../eutils/types.js";
+import { getEutils } from "../state.js";
+
+export type DetailLevel = "abstract_plus" | "full_xml" | "medline_text" | "citation_data";
+
+export type FetchTarget =
+  | { pmids: string[] }
+  | { webEnv: string; queryKey: string; retstart: number; retmax: number };
+
+export interface FetchInput {
+  target: FetchTarget;
+  detailLevel: DetailLevel;
+  includeMeshTerms: boolean;
+  includeGrantInfo: boolean;
+}
+
+export interface EFetchDetails {
+  urls: string[];
+  requestMethod: "GET" | "POST";
+}
+
+export type FetchOutput =
+  | { articles: Partial<Article>[]; notFoundPmids: string[]; eFetchDetails: EFetchDetails }
+  | { detailLevel: "full_xml" | "medline_text"; text: string; eFetchDetails: EFetchDetails };
+
+/** Fetches and parses records; shared by pubmed_fetch, pubmed_cite and the corpus sync. */
+export async function fetchArticles(
+  target: FetchTarget,
+  signal: AbortSignal,
+): Promise<{ articles: Article[]; details: EFetchDetails }> {
+  const res = await getEutils().request("efetch", efetchParams(target, "xml"), { signal });
+  return {
+    articles: await parseEFetch(res.body),
+    details: { urls: [res.url], requestMethod: res.method },
+  };
+}
+
+function efetchParams(target: FetchTarget, retmode: "xml" | "text") {
+  const base = { db: "pubmed", retmode, ...(retmode === "text" ? { rettype: "medline" } : {}) };
+  if ("pmids" in target) return { ...base, id: target.pmids };
+  return {
+    ...base,
+    WebEnv: target.webEnv,
+    query_key: target.queryKey,
+    retstart: target.retstart,
+    retmax: target.retmax,
+  };
+}
+
+export function notFound(requested: string[], articles: Pick<Article, "pmid">[]): string[] {
+  const found = new Set(articles.map((a) => a.pmid));
+  return requested.filter((p) => !found.has(p));
+}
+
+export async function fetchPubmed(input: FetchInput, signal: AbortSignal): Promise<FetchOutput> {
+  const { target, detailLevel } = input;
+  if (detailLevel === "full_xml" || detailLevel === "medline_text") {
+    const retmode = detailLevel === "full_xml" ? "xml" : "text";
+    const res = await getEutils().request("efetch", efetchParams(target, retmode), { signal });
+    return {
+      detailLevel,
+      text: res.body,
+      eFetchDetails: { urls: [res.url], requestMethod: res.method },
+    };
+  }
+  const { articles, details } = await fetchArticles(target, signal);
+  const shaped = articles.map((a) =>
+    detailLevel === "citation_data"
+      ? citationData(a)
+      : {
+          ...a,
+          meshTerms: input.includeMeshTerms ? a.meshTerms : [],
+          grantList: input.includeGrantInfo ? a.grantList : [],
+        },
+  );
+  return {
+    articles: shaped,
+    notFoundPmids: "pmids" in target ? notFound(target.pmids, articles) : [],
+    eFetchDetails: details,
+  };
+}
+
+/** The fields a reference manager needs, without abstracts and indexing terms. */
+function citationData(a: Article): Partial<Article> {
+  return {
+    pmid: a.pmid,
+    title: a.title,
+    authors: a.authors,
+    journalInfo: a.journalInfo,
+    publicationTypes: a.publicationTypes,
+    doi: a.doi,
+    pmcid: a.pmcid,
+    articleDates: a.articleDates,
+    isRetracted: a.isRetracted,
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * pubmed_match_citations: ECitMatch, one line per citation, answered per key.
+ */
+import { formatECitMatchBdata, parseECitMatch } from "../eutils/parse/ecitmatch.js";
+import { getEutils } from "../state.js";
+
+export interface CitationQuery {
+  journal: string;
+  year: string;
+  volume: string;
+  firstPage: string;
+  authorName: string;
+  key: string;
+}
+
+export interface MatchOutput {
+  results: { key: string; pmid: string | null; status: "matched" | "not_found" | "ambiguous" }[];
+}
+
+export async function matchCitations(
+  citations: CitationQuery[],
+  signal: AbortSignal,
+): Promise<MatchOutput> {
+  const res = await getEutils().request(
+    "ecitmatch",
+    { db: "pubmed", retmode: "xml", bdata: formatECitMatchBdata(citations) },
+    { signal },
+  );
+  const byKey = new Map(parseECitMatch(res.body).map((line) => [line.key, line.answer.trim()]));
+  return {
+    results: citations.map(({ key }) => {
+      const answer = byKey.get(key) ?? "";
+      if (/^\d+$/.test(answer)) return { key, pmid: answer, status: "matched" as const };
+      if (/^AMBIGUOUS/i.test(answer)) return { key, pmid: null, status: "ambiguous" as const };
+      return { key, pmid: null, status: "not_found" as const };
+    }),
+  };
+}

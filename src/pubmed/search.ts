@@ -1,0 +1,101 @@
+/**
+ * pubmed_search: ESearch, then ESummary v2.0 for brief summaries of the first hits.
+ */
+import { ValidationError } from "../errors.js";
+import { parseESearch } from "../eutils/parse/esearch.js";
+import { parseESummary } from "../eutils/parse/esummary.js";
+import type { BriefSummary } from "../eutils/types.js";
+import { getEutils } from "../state.js";
+
+export type SortOrder = "relevance" | "pub_date" | "author" | "journal";
+
+export interface SearchInput {
+  query: string;
+  maxResults: number;
+  offset: number;
+  sort?: SortOrder;
+  dateRange?: { minDate?: string; maxDate?: string; dateType: "pdat" | "mdat" | "edat" };
+  publicationTypes?: string[];
+  fetchBriefSummaries: number;
+}
+
+export interface SearchOutput {
+  effectiveQuery: string;
+  totalFound: number;
+  offset: number;
+  pmids: string[];
+  briefSummaries: BriefSummary[];
+  queryTranslation: string | null;
+  warnings: string[];
+  eSearchUrl: string;
+}
+
+/** ESearch's sort names differ from ours. */
+const SORT_PARAM: Record<SortOrder, string> = {
+  relevance: "relevance",
+  pub_date: "pub_date",
+  author: "Author",
+  journal: "JournalName",
+};
+
+/** ESearch cannot page past its 10,000th record (retstart + retmax ≤ 10,000). */
+export const ESEARCH_REACH = 10_000;
+
+export function effectiveQuery(query: string, publicationTypes: string[] = []): string {
+  if (publicationTypes.length === 0) return query;
+  const types = publicationTypes.map((t) => `"${t.replace(/"/g, "")}"[Publication Type]`);
+  return `(${query}) AND (${types.join(" OR ")})`;
+}
+
+export async function searchPubmed(input: SearchInput, signal: AbortSignal): Promise<SearchOutput> {
+  if (input.offset + input.maxResults > ESEARCH_REACH) {
+    throw new ValidationError(
+      `offset + maxResults must be at most ${ESEARCH_REACH} (ESearch cannot page further); narrow the query or a dateRange instead.`,
+    );
+  }
+  const term = effectiveQuery(input.query, input.publicationTypes);
+  const range = input.dateRange;
+  const dates =
+    range && (range.minDate || range.maxDate)
+      ? {
+          datetype: range.dateType,
+          // NCBI needs both ends of a date range; an open end becomes the widest date it accepts.
+          mindate: range.minDate ?? "1000",
+          maxdate: range.maxDate ?? "3000",
+        }
+      : {};
+  const eutils = getEutils();
+  const params = {
+    db: "pubmed",
+    term,
+    retmax: input.maxResults,
+    retstart: input.offset,
+    ...(input.sort ? { sort: SORT_PARAM[input.sort] } : {}),
+    ...dates,
+  };
+  const res = await eutils.request("esearch", params, { signal });
+  const found = parseESearch(res.body);
+  const warnings = [...found.warnings];
+  let briefSummaries: BriefSummary[] = [];
+  const summaryIds = found.ids.slice(0, input.fetchBriefSummaries);
+  if (summaryIds.length > 0) {
+    const sum = await eutils.request(
+      "esummary",
+      { db: "pubmed", id: summaryIds, version: "2.0" },
+      { signal },
+    );
+    const parsed = parseESummary(sum.body);
+    briefSummaries = parsed.summaries;
+    for (const e of parsed.errors) warnings.push(`No summary for PMID ${e.uid}: ${e.message}`);
+  }
+  return {
+    effectiveQuery: term,
+    totalFound: found.count,
+    offset: input.offset,
+    pmids: found.ids,
+    briefSummaries,
+    queryTranslation: found.queryTranslation,
+    warnings,
+    eSearchUrl: res.url,
+  };
+}

@@ -1,0 +1,22 @@
+/**
+ * The tool registry: data, not code. To add a tool, write src/tools/<family>/<tool_name>.ts
+ * exporting a `defineTool({...})` object and list it here; the inventory test checks the rest.
+ */
+import { pubmedCite } from "./pubmed/pubmed_cite.js";
+import { pubmedFetch } from "./pubmed/pubmed_fetch.js";
+import { pubmedMatchCitations } from "./pubmed/pubmed_match_citations.js";
+import { pubmedRelated } from "./pubmed/pubmed_related.js";
+import { pubmedSearch } from "./pubmed/pubmed_search.js";
+import { pubmedSpell } from "./pubmed/pubmed_spell.js";
+import { pubmedTrend } from "./pubmed/pubmed_trend.js";
+import type { ToolDef } from "./tool.js";
+
+export const TOOLS: readonly ToolDef[] = [
+  pubmedSearch,
+  pubmedFetch,
+  pubmedRelated,
+  pubmedCite,
+  pubmedSpell,
+  pubmedMatchCitations,
+  pubmedTrend,
+] as unknown as readonly ToolDef[];

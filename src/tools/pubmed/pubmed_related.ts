@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { relatedArticles } from "../../pubmed/related.js";
+import { READ_ONLY_LIVE, pmidSchema } from "../params.js";
+import { defineTool } from "../tool.js";
+
+export const pubmedRelated = defineTool({
+  name: "pubmed_related",
+  description:
+    "Find articles linked to one PubMed article (NCBI ELink): 'similar' (PubMed's related-articles " +
+    "ranking, with scores), 'cited_by' (PubMed articles citing it) or 'references' (articles it " +
+    "cites, where PubMed has them). Returns PMIDs with title, authors, journal and date. Example: " +
+    '{"pmid": "31452104", "relationship": "similar", "maxResults": 5}.',
+  annotations: { title: "Related PubMed articles", ...READ_ONLY_LIVE },
+  parameters: z.object({
+    pmid: pmidSchema,
+    relationship: z
+      .enum(["similar", "cited_by", "references"])
+      .default("similar")
+      .describe("Which links to follow."),
+    maxResults: z.int().min(1).max(100).default(10).describe("Articles to return (1–100)."),
+  }),
+  execute: (args, { signal }) =>
+    relatedArticles(args.pmid, args.relationship, args.maxResults, signal),
+});

@@ -1,0 +1,17 @@
+import { z } from "zod";
+import { spellCheck } from "../../pubmed/spell.js";
+import { READ_ONLY_LIVE } from "../params.js";
+import { defineTool } from "../tool.js";
+
+export const pubmedSpell = defineTool({
+  name: "pubmed_spell",
+  description:
+    "Check the spelling of a PubMed query (NCBI ESpell) and get PubMed's suggested correction. " +
+    "Use it when a search finds nothing or looks misspelled. Example: " +
+    '{"query": "asthmaa childrn"} → {"corrected": "asthma children", "hasSuggestion": true}.',
+  annotations: { title: "Spell-check a PubMed query", ...READ_ONLY_LIVE },
+  parameters: z.object({
+    query: z.string().trim().min(1, { error: "must not be empty" }).describe("Query to check."),
+  }),
+  execute: (args, { signal }) => spellCheck(args.query, signal),
+});
