@@ -216,7 +216,7 @@ describeShared("live PubMed tools", () => {
             .filter(Boolean)
             .map((line) => {
               const key = line.split("|")[5];
-              const answer = key === "a" ? "1937004" : key === "b" ? "NOT_FOUND" : "AMBIGUOUS 1 citations";
+              const answer = key === "k0" ? "1937004" : key === "k1" ? "NOT_FOUND" : "AMBIGUOUS 1 citations";
               return `${line}${answer}`;
             })
             .join("\n"),
@@ -224,16 +224,16 @@ describeShared("live PubMed tools", () => {
       );
       const base = { journal: "proc natl acad sci u s a", year: "1991", volume: "88", firstPage: "3248", authorName: "mann bj" };
       const out = await callTool(h.client, "pubmed_match_citations", {
-        citations: [{ ...base, key: "a" }, { ...base, key: "b" }, { ...base, key: "c" }],
+        citations: [{ ...base, key: "a" }, { ...base, key: "b|x" }, { ...base, key: " c " }],
       });
       expect(out.json).toEqual({
         results: [
           { key: "a", pmid: "1937004", status: "matched" },
-          { key: "b", pmid: null, status: "not_found" },
+          { key: "b|x", pmid: null, status: "not_found" },
           { key: "c", pmid: null, status: "ambiguous" },
         ],
       });
-      expect(fake.requests[0]?.params.bdata).toBe("proc natl acad sci u s a|1991|88|3248|mann bj|a|\rproc natl acad sci u s a|1991|88|3248|mann bj|b|\rproc natl acad sci u s a|1991|88|3248|mann bj|c|");
+      expect(fake.requests[0]?.params.bdata).toBe("proc natl acad sci u s a|1991|88|3248|mann bj|k0|\rproc natl acad sci u s a|1991|88|3248|mann bj|k1|\rproc natl acad sci u s a|1991|88|3248|mann bj|k2|");
     });
   });
 

@@ -21,15 +21,18 @@ export async function matchCitations(
   citations: CitationQuery[],
   signal: AbortSignal,
 ): Promise<MatchOutput> {
+  // NCBI gets our own keys (k0, k1, …): a user key with "|" or edge spaces would not survive
+  // the bdata line format, so answers are mapped back by position.
+  const lines = citations.map((c, i) => ({ ...c, key: `k${i}` }));
   const res = await getEutils().request(
     "ecitmatch",
-    { db: "pubmed", retmode: "xml", bdata: formatECitMatchBdata(citations) },
+    { db: "pubmed", retmode: "xml", bdata: formatECitMatchBdata(lines) },
     { signal },
   );
   const byKey = new Map(parseECitMatch(res.body).map((line) => [line.key, line.answer.trim()]));
   return {
-    results: citations.map(({ key }) => {
-      const answer = byKey.get(key) ?? "";
+    results: citations.map(({ key }, i) => {
+      const answer = byKey.get(`k${i}`) ?? "";
       if (/^\d+$/.test(answer)) return { key, pmid: answer, status: "matched" as const };
       if (/^AMBIGUOUS/i.test(answer)) return { key, pmid: null, status: "ambiguous" as const };
       return { key, pmid: null, status: "not_found" as const };
