@@ -3,6 +3,7 @@
  * through tool signatures. Tests install their own state through `setStateForTests`.
  */
 import type { Config } from "./config.js";
+import type { Corpus } from "./corpus/runtime.js";
 import { EutilsClient } from "./eutils/client.js";
 import { setLogLevel } from "./log.js";
 
@@ -12,6 +13,8 @@ export interface State {
   startedAt: Date;
   /** Named readiness probes (metadata store, vector store, embedder…) for GET /readyz. */
   readiness: Record<string, () => Promise<void>>;
+  /** The corpus stores, opened on first use (live tools never wait for them). */
+  corpus: () => Promise<Corpus>;
   /** Releases what the state holds (store handles, locks, timers). */
   close: () => Promise<void>;
 }
@@ -21,18 +24,48 @@ let current: State | undefined;
 export async function initState(config: Config): Promise<State> {
   setLogLevel(config.logLevel);
   const eutils = new EutilsClient(config.ncbi);
-  current = { config, eutils, startedAt: new Date(), readiness: {}, close: async () => {} };
+  let opened: Promise<Corpus> | undefined;
+  const corpus = () => {
+    if (!opened) {
+      // Loaded on first use: live-only sessions never pay for the store and vector clients.
+      const attempt = import("./corpus/runtime.js").then((m) => m.openCorpus(config));
+      opened = attempt;
+      // A failed open (e.g. the embedded store is locked by another process) is retried next time.
+      attempt.catch(() => {
+        if (opened === attempt) opened = undefined;
+      });
+    }
+    return opened;
+  };
+  current = {
+    config,
+    eutils,
+    startedAt: new Date(),
+    corpus,
+    readiness: {
+      metadata_store: async () => (await corpus()).store.ping(),
+      vector_store: async () => (await corpus()).vectors.health(),
+      embedder: async () => (await corpus()).embedder.health(),
+    },
+    close: async () => {
+      const c = opened;
+      opened = undefined;
+      if (c) await (await c.catch(() => undefined))?.close();
+    },
+  };
   return current;
 }
 
 function need(): State {
-  if (!current) throw new Error("pubmed-mcp state is not initialised: call initState(config) first");
+  if (!current)
+    throw new Error("pubmed-mcp state is not initialised: call initState(config) first");
   return current;
 }
 
 export const getState = (): State => need();
 export const getConfig = (): Config => need().config;
 export const getEutils = (): EutilsClient => need().eutils;
+export const getCorpus = (): Promise<Corpus> => need().corpus();
 export const getReadiness = (): State["readiness"] => need().readiness;
 
 export async function closeState(): Promise<void> {

@@ -2,6 +2,11 @@
  * The tool registry: data, not code. To add a tool, write src/tools/<family>/<tool_name>.ts
  * exporting a `defineTool({...})` object and list it here; the inventory test checks the rest.
  */
+import { corpusCheckpointGet } from "./corpus/corpus_checkpoint_get.js";
+import { corpusCheckpointSet } from "./corpus/corpus_checkpoint_set.js";
+import { pubmedSyncDelta } from "./corpus/pubmed_sync_delta.js";
+import { ragGet } from "./corpus/rag_get.js";
+import { ragSearch } from "./corpus/rag_search.js";
 import { pubmedCite } from "./pubmed/pubmed_cite.js";
 import { pubmedFetch } from "./pubmed/pubmed_fetch.js";
 import { pubmedMatchCitations } from "./pubmed/pubmed_match_citations.js";
@@ -19,4 +24,9 @@ export const TOOLS: readonly ToolDef[] = [
   pubmedSpell,
   pubmedMatchCitations,
   pubmedTrend,
+  pubmedSyncDelta,
+  ragSearch,
+  ragGet,
+  corpusCheckpointGet,
+  corpusCheckpointSet,
 ] as unknown as readonly ToolDef[];

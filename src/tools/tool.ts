@@ -58,7 +58,8 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues
     .map((i) => {
       const path = i.path.reduce<string>(
-        (acc, p) => (typeof p === "number" ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)),
+        (acc, p) =>
+          typeof p === "number" ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p),
         "",
       );
       return path ? `${path} ${i.message}` : i.message;
@@ -71,7 +72,9 @@ export function validateArgs<S extends z.ZodObject>(tool: ToolDef<S>, raw: unkno
   if (!parsed.success) {
     throw new ValidationError(
       `Invalid arguments for ${tool.name}: ${describeIssues(parsed.error.issues)}. See the tool's input schema.`,
-      { issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
+      {
+        issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })),
+      },
     );
   }
   return parsed.data;
@@ -114,7 +117,9 @@ export function toFastMcpTool(tool: ToolDef): FastMcpTool<FastMCPSessionAuth> {
     name: tool.name,
     description: tool.description,
     annotations: tool.annotations,
-    parameters: passThroughSchema(tool.parameters) as unknown as FastMcpTool<FastMCPSessionAuth>["parameters"],
+    parameters: passThroughSchema(
+      tool.parameters,
+    ) as unknown as FastMcpTool<FastMCPSessionAuth>["parameters"],
     execute: async (raw: unknown, context: Context<FastMCPSessionAuth>) => {
       const limits = [
         ...(context.signal ? [context.signal] : []),

@@ -1,0 +1,94 @@
+/**
+ * `pubmed-mcp sync`, `pubmed-mcp search` and `pubmed-mcp reindex`: the corpus from a terminal,
+ * through the same services as the tools. A progress bar on a TTY; JSON with --json.
+ */
+import { SingleBar, Presets } from "cli-progress";
+import { parseArgs } from "node:util";
+import { reindexCorpus } from "../corpus/reindex.js";
+import { runSync, searchCorpus } from "../corpus/service.js";
+import { ValidationError } from "../errors.js";
+
+function int(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) throw new ValidationError(`--${name} must be a whole number`);
+  return Number(value);
+}
+
+function print(json: boolean, value: unknown, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+}
+
+export async function syncCommand(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      "query-key": { type: "string" },
+      term: { type: "string" },
+      "overlap-days": { type: "string" },
+      "max-records": { type: "string" },
+      json: { type: "boolean", default: false },
+    },
+  });
+  const queryKey = values["query-key"]?.trim();
+  const term = values.term?.trim();
+  if (!queryKey || !term) throw new ValidationError("sync needs --query-key K and --term T");
+  const bar =
+    process.stderr.isTTY && !values.json
+      ? new SingleBar({ format: "{bar} {value}/{total} records | {message}", stream: process.stderr }, Presets.shades_classic)
+      : null;
+  bar?.start(1, 0, { message: "searching" });
+  try {
+    const result = await runSync(
+      {
+        queryKey,
+        term,
+        overlapDays: int(values["overlap-days"], "overlap-days", 5),
+        maxRecords: int(values["max-records"], "max-records", 50_000),
+      },
+      {
+        onProgress: (done, total, message) => {
+          bar?.setTotal(total);
+          bar?.update(done, { message });
+        },
+      },
+    );
+    bar?.stop();
+    print(
+      values.json,
+      result,
+      `inserted ${result.inserted}, updated ${result.updated}, skipped ${result.skipped} ` +
+        `(${result.pmids_processed} records; newest Entrez date ${result.max_edat_seen ?? "none"})` +
+        result.warnings.map((w) => `\nwarning: ${w}`).join(""),
+    );
+  } finally {
+    bar?.stop();
+  }
+}
+
+export async function searchCommand(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      "top-k": { type: "string" },
+      "no-quality-bias": { type: "boolean", default: false },
+      json: { type: "boolean", default: false },
+    },
+  });
+  const query = positionals.join(" ").trim();
+  if (!query) throw new ValidationError('search needs a query, e.g. pubmed-mcp search "metformin aging"');
+  const out = await searchCorpus(query, int(values["top-k"], "top-k", 10), !values["no-quality-bias"]);
+  print(
+    values.json,
+    out,
+    out.results
+      .map((r, i) => `${i + 1}. ${r.doc_id}  score ${r.score.toFixed(4)}  quality ${r.quality}\n   ${r.title}`)
+      .join("\n") || "no results (sync a query first with pubmed-mcp sync)",
+  );
+}
+
+export async function reindexCommand(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { json: { type: "boolean", default: false } } });
+  const result = await reindexCorpus();
+  print(values.json, result, `reindexed ${result.documents} documents with ${result.embedding}`);
+}

@@ -1,0 +1,61 @@
+/**
+ * Article → stored document: the fields rag_get returns, the quality score, and a content hash
+ * over what a reader sees (so a re-sync of an unchanged record writes nothing).
+ */
+import { createHash } from "node:crypto";
+import type { Article } from "../eutils/types.js";
+import type { DocumentInput } from "../store/docs.js";
+import { computeQuality, publicationYear } from "./quality.js";
+
+/** "YYYY", "YYYY-MM" or "YYYY-MM-DD" from PubDate, else the MedlineDate text. */
+export function publicationDateText(article: Article): string | null {
+  const d = article.journalInfo.publicationDate;
+  if (!d.year) return d.medlineDate;
+  const month = monthNumber(d.month);
+  if (!month) return d.year;
+  const day = d.day ? `-${d.day.padStart(2, "0")}` : "";
+  return `${d.year}-${month}${day}`;
+}
+
+const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+
+function monthNumber(month: string | null): string | null {
+  if (!month) return null;
+  if (/^\d{1,2}$/.test(month)) return month.padStart(2, "0");
+  const i = MONTHS.indexOf(month.slice(0, 3).toLowerCase());
+  return i < 0 ? null : String(i + 1).padStart(2, "0");
+}
+
+/** Hash of the record minus bookkeeping dates: LR is compared on its own (CONTRACTS §4). */
+export function contentHash(article: Article): string {
+  const { articleDates: _dates, ...content } = article;
+  return createHash("sha256").update(JSON.stringify(content)).digest("hex");
+}
+
+export function documentInputFromArticle(article: Article, now: Date = new Date()): DocumentInput {
+  const j = article.journalInfo;
+  return {
+    pmid: article.pmid,
+    title: article.title,
+    abstract: article.abstractText,
+    journal: j.title,
+    journalIso: j.isoAbbreviation,
+    issn: j.issn,
+    eissn: j.eissn,
+    nlmId: j.nlmId,
+    doi: article.doi,
+    pmcid: article.pmcid,
+    pubTypes: article.publicationTypes,
+    mesh: article.meshTerms.map((m) => m.descriptorName),
+    citationSubsets: article.citationSubsets,
+    languages: article.languages,
+    pdat: publicationDateText(article),
+    pdatYear: publicationYear(article),
+    edat: article.articleDates.edat,
+    lr: article.articleDates.lr,
+    isRetracted: article.isRetracted,
+    quality: computeQuality(article, now),
+    record: article,
+    contentHash: contentHash(article),
+  };
+}

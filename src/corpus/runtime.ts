@@ -1,0 +1,78 @@
+/**
+ * Opens the corpus stores (metadata, vectors, embedder) from the configuration, once, and checks
+ * that the corpus was built with the embedder now configured.
+ */
+import type { Config } from "../config.js";
+import { createEmbedder } from "../embeddings/index.js";
+import type { Embedder } from "../embeddings/embedder.js";
+import { openStore, type Store } from "../store/db.js";
+import { getMeta, setMeta } from "../store/meta.js";
+import { createVectorStore } from "../vectors/index.js";
+import type { VectorStore } from "../vectors/vector-store.js";
+
+export interface EmbeddingMeta {
+  provider: string;
+  model: string;
+  dimension: number;
+}
+
+export interface Corpus {
+  store: Store;
+  vectors: VectorStore;
+  embedder: Embedder;
+  /** Set when the stored vectors were made by another embedder; sync and search refuse then. */
+  mismatch: string | null;
+  close(): Promise<void>;
+}
+
+const META_KEY = "embedding";
+
+export function embeddingMeta(embedder: Embedder): EmbeddingMeta {
+  return { provider: embedder.provider, model: embedder.model, dimension: embedder.dimension };
+}
+
+export async function openCorpus(config: Config): Promise<Corpus> {
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    vectorExtension: config.vectorStore === "pgvector",
+  });
+  try {
+    const embedder = createEmbedder(config.embeddings);
+    const vectors = createVectorStore(config, store);
+    const current = embeddingMeta(embedder);
+    const stored = await getMeta<EmbeddingMeta>(store.db, META_KEY);
+    let mismatch: string | null = null;
+    if (!stored) {
+      await setMeta(store.db, META_KEY, current);
+    } else if (
+      stored.provider !== current.provider ||
+      stored.model !== current.model ||
+      stored.dimension !== current.dimension
+    ) {
+      mismatch =
+        `The corpus was indexed with ${describe(stored)}, but ${describe(current)} is configured. ` +
+        "Run `pubmed-mcp reindex` to rebuild the vectors from the stored documents, or restore the previous embedding settings.";
+    }
+    if (!mismatch) await vectors.ensure(current.dimension);
+    return {
+      store,
+      vectors,
+      embedder,
+      mismatch,
+      close: async () => {
+        await vectors.close();
+        await store.close();
+      },
+    };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
+
+function describe(m: EmbeddingMeta): string {
+  return `${m.provider}/${m.model} (${m.dimension} dimensions)`;
+}
+
+export { META_KEY as EMBEDDING_META_KEY };

@@ -1,0 +1,118 @@
+/**
+ * rag_search: hybrid retrieval over the synced corpus. The dense leg (embedder) and the BM25 leg
+ * (same tokenizer and parameters on every vector store) run side by side, their rankings are fused,
+ * the best chunk of each paper is kept, and the evidence-quality boost is applied last.
+ * Retracted papers never come back. See README "Retrieval quality" for the fusion measurements.
+ */
+import type { Embedder } from "../embeddings/embedder.js";
+import type { Store } from "../store/db.js";
+import { getChunks } from "../store/docs.js";
+import type { Hit, VectorStore } from "../vectors/vector-store.js";
+import { querySparseVector, tokenize } from "./bm25.js";
+
+export type Fusion = "rrf" | "convex";
+
+export interface RagSearchInput {
+  query: string;
+  topK: number;
+  qualityBias: boolean;
+  /** Which legs to run: both (hybrid), or one alone for evaluation. */
+  legs?: "hybrid" | "dense" | "lexical";
+  fusion?: Fusion;
+}
+
+export interface RagResult {
+  doc_id: string;
+  uuid: string;
+  sim: number | null;
+  bm25: number | null;
+  quality: number;
+  score: number;
+  title: string;
+  text: string;
+}
+
+export interface SearchDeps {
+  store: Store;
+  vectors: VectorStore;
+  embedder: Embedder;
+  signal?: AbortSignal;
+}
+
+/** Reciprocal-rank-fusion constant (Cormack et al.'s 60). */
+const RRF_K = 60;
+/** Weight of the dense leg in convex fusion of min-max normalised scores. */
+const CONVEX_DENSE_WEIGHT = 0.3;
+export const DEFAULT_FUSION: Fusion = "rrf";
+
+interface Candidate {
+  hit: Hit;
+  sim: number | null;
+  bm25: number | null;
+  relevance: number;
+}
+
+function fuse(dense: Hit[], lexical: Hit[], fusion: Fusion): Map<string, Candidate> {
+  const out = new Map<string, Candidate>();
+  const add = (hits: Hit[], leg: "sim" | "bm25", weight: (h: Hit, rank: number) => number) => {
+    hits.forEach((hit, rank) => {
+      const c = out.get(hit.id) ?? { hit, sim: null, bm25: null, relevance: 0 };
+      c[leg] = hit.score;
+      c.relevance += weight(hit, rank);
+      if (!c.hit.payload && hit.payload) c.hit = hit;
+      out.set(hit.id, c);
+    });
+  };
+  if (fusion === "rrf") {
+    add(dense, "sim", (_h, rank) => 1 / (RRF_K + rank + 1));
+    add(lexical, "bm25", (_h, rank) => 1 / (RRF_K + rank + 1));
+  } else {
+    const norm = (hits: Hit[]) => {
+      const max = Math.max(...hits.map((h) => h.score));
+      const min = Math.min(...hits.map((h) => h.score));
+      return (h: Hit) => (max > min ? (h.score - min) / (max - min) : 1);
+    };
+    const nd = norm(dense);
+    const nl = norm(lexical);
+    add(dense, "sim", (h) => CONVEX_DENSE_WEIGHT * nd(h));
+    add(lexical, "bm25", (h) => (1 - CONVEX_DENSE_WEIGHT) * nl(h));
+  }
+  return out;
+}
+
+export async function ragSearch(deps: SearchDeps, input: RagSearchInput): Promise<RagResult[]> {
+  const legs = input.legs ?? "hybrid";
+  // Several chunks of one paper may rank; fetch enough to fill top_k distinct papers.
+  const depth = Math.max(input.topK * 4, 50);
+  const opts = { excludeRetracted: true };
+  const [dense, lexical] = await Promise.all([
+    legs === "lexical"
+      ? []
+      : deps.embedder
+          .embedQuery(input.query, deps.signal)
+          .then((v) => deps.vectors.searchDense(v, depth, opts)),
+    legs === "dense"
+      ? []
+      : deps.vectors.searchSparse(querySparseVector(tokenize(input.query)), depth, opts),
+  ]);
+  const best = new Map<string, Candidate & { score: number }>();
+  for (const c of fuse(dense, lexical, input.fusion ?? DEFAULT_FUSION).values()) {
+    const quality = c.hit.payload?.quality ?? 0;
+    const score = input.qualityBias ? c.relevance * (1 + quality / 10) : c.relevance;
+    const current = best.get(c.hit.pmid);
+    if (!current || score > current.score) best.set(c.hit.pmid, { ...c, score });
+  }
+  const top = [...best.values()].sort((a, b) => b.score - a.score).slice(0, input.topK);
+  const missing = top.filter((c) => !c.hit.payload).map((c) => c.hit.id);
+  const stored = new Map((await getChunks(deps.store.db, missing)).map((c) => [c.id, c]));
+  return top.map((c) => ({
+    doc_id: `pmid:${c.hit.pmid}`,
+    uuid: c.hit.id,
+    sim: c.sim,
+    bm25: c.bm25,
+    quality: c.hit.payload?.quality ?? 0,
+    score: c.score,
+    title: c.hit.payload?.title ?? stored.get(c.hit.id)?.text.split("\n")[0] ?? "",
+    text: c.hit.payload?.text ?? stored.get(c.hit.id)?.text ?? "",
+  }));
+}

@@ -1,0 +1,97 @@
+/**
+ * The corpus operations behind the corpus tools, CLI and resources, on the state's stores.
+ */
+import { EmbeddingsError, NotFoundError } from "../errors.js";
+import { getCorpus, getEutils } from "../state.js";
+import { getCheckpoint, setCheckpointManual } from "../store/checkpoints.js";
+import { getDocument, type StoredDocument } from "../store/docs.js";
+import type { Corpus } from "./runtime.js";
+import { ragSearch, type RagResult } from "./search.js";
+import { syncDelta, type SyncInput, type SyncResult } from "./sync.js";
+
+/** Throws the EMBEDDINGS error that names `pubmed-mcp reindex` when the embedder changed. */
+function assertCompatible(corpus: Corpus): void {
+  if (corpus.mismatch) throw new EmbeddingsError(corpus.mismatch);
+}
+
+export async function runSync(
+  input: SyncInput,
+  opts: {
+    signal?: AbortSignal;
+    onProgress?: (done: number, total: number, message: string) => void | Promise<void>;
+  } = {},
+): Promise<SyncResult> {
+  const corpus = await getCorpus();
+  assertCompatible(corpus);
+  return syncDelta({ ...corpus, eutils: getEutils(), ...opts }, input);
+}
+
+export async function searchCorpus(
+  query: string,
+  topK: number,
+  qualityBias: boolean,
+  signal?: AbortSignal,
+): Promise<{ results: RagResult[] }> {
+  const corpus = await getCorpus();
+  assertCompatible(corpus);
+  return { results: await ragSearch({ ...corpus, signal }, { query, topK, qualityBias }) };
+}
+
+export interface Paper {
+  doc_id: string;
+  title: string;
+  abstract: string;
+  journal: string | null;
+  pub_types: string[];
+  pdat: string | null;
+  edat: string | null;
+  lr: string | null;
+  pmcid: string | null;
+  quality: StoredDocument["quality"];
+  version: number;
+}
+
+export function toPaper(d: StoredDocument): Paper {
+  return {
+    doc_id: `pmid:${d.pmid}`,
+    title: d.title,
+    abstract: d.abstract,
+    journal: d.journal,
+    pub_types: d.pubTypes,
+    pdat: d.pdat,
+    edat: d.edat,
+    lr: d.lr,
+    pmcid: d.pmcid,
+    quality: d.quality,
+    version: d.version,
+  };
+}
+
+export async function getPaper(pmid: string): Promise<Paper> {
+  const { store } = await getCorpus();
+  const doc = await getDocument(store.db, pmid);
+  if (!doc) {
+    throw new NotFoundError(
+      `pmid:${pmid} is not in the local corpus. Sync a query that contains it with pubmed_sync_delta, or read it live with pubmed_fetch.`,
+      { doc_id: `pmid:${pmid}` },
+    );
+  }
+  return toPaper(doc);
+}
+
+export async function readCheckpoint(
+  queryKey: string,
+): Promise<{ query_key: string; last_edat: string | null }> {
+  const { store } = await getCorpus();
+  const cp = await getCheckpoint(store.db, queryKey);
+  return { query_key: queryKey, last_edat: cp?.lastEdat ?? null };
+}
+
+export async function writeCheckpoint(
+  queryKey: string,
+  lastEdat: string,
+): Promise<{ ok: boolean }> {
+  const { store } = await getCorpus();
+  await setCheckpointManual(store.db, queryKey, lastEdat, "set with corpus_checkpoint_set");
+  return { ok: true };
+}

@@ -1,0 +1,346 @@
+/**
+ * EFetch PubMed XML (PubmedArticleSet, pubmed_*.dtd 2013–2025) → Article[], field names as in
+ * CONTRACTS §4. Journal articles and book articles (PubmedBookArticle) both map to Article.
+ * Any optional element may be missing in a real record and then reads as null or []; only a body
+ * that is not a PubmedArticleSet throws (UpstreamError, or EntrezError for NCBI's <ERROR>).
+ */
+import { UpstreamError } from "../../errors.js";
+import type {
+  AbstractSection,
+  Article,
+  ArticleDates,
+  Author,
+  CommentCorrection,
+  Grant,
+  MeshTerm,
+  PublicationDate,
+} from "../types.js";
+import { entrezError } from "./common.js";
+import {
+  attr,
+  descend,
+  element,
+  elements,
+  parseOrderedXml,
+  text,
+  texts,
+  type XmlNode,
+} from "./xml.js";
+
+const UTILITY = "EFetch";
+
+/**
+ * Reference lists (every cited work: most of a recent record's bytes) are never read here. The DTD
+ * puts ReferenceList* last in PubmedData and in BookDocument, so each run of them is cut from the
+ * text up to that closing tag before parsing, which about doubles throughput. A body truncated
+ * inside a reference list has no closing tag to stop at; the cut then leaves it for the parser to
+ * reject.
+ */
+const REFERENCE_LISTS = /<ReferenceList\b[\s\S]*?(?=<\/PubmedData>|<\/BookDocument>)/g;
+
+export function parseEFetch(xml: string): Article[] {
+  const root = parseOrderedXml(xml.replace(REFERENCE_LISTS, ""), UTILITY);
+  if (root["#name"] !== "PubmedArticleSet") throw notAnArticleSet(root);
+  const articles: Article[] = [];
+  for (const record of root.$$ ?? []) {
+    if (record["#name"] === "PubmedArticle") articles.push(journalArticle(record));
+    else if (record["#name"] === "PubmedBookArticle") articles.push(bookArticle(record));
+  }
+  return articles;
+}
+
+/** <eFetchResult><ERROR>…</ERROR></eFetchResult> (or a bare <ERROR>) is NCBI refusing the request. */
+function notAnArticleSet(root: XmlNode): Error {
+  const name = root["#name"];
+  const errors = name === "ERROR" ? [text(root) ?? ""] : texts(root, "ERROR");
+  if (errors.length > 0 || name === "eFetchResult") return entrezError(UTILITY, errors);
+  return new UpstreamError(
+    `NCBI returned an unexpected ${UTILITY} reply (root <${name}>, expected <PubmedArticleSet>); retry the call.`,
+    { utility: UTILITY, root: name },
+  );
+}
+
+function journalArticle(record: XmlNode): Article {
+  const citation = element(record, "MedlineCitation");
+  const article = element(citation, "Article");
+  const journal = element(article, "Journal");
+  const issue = element(journal, "JournalIssue");
+  const data = element(record, "PubmedData");
+  const publicationTypes = texts(element(article, "PublicationTypeList"), "PublicationType");
+  const commentsCorrections = elements(
+    element(citation, "CommentsCorrectionsList"),
+    "CommentsCorrections",
+  ).flatMap(commentCorrection);
+  const issns = elements(journal, "ISSN");
+  const issnOf = (type: string) => text(issns.find((i) => attr(i, "IssnType") === type));
+  const eissn = issnOf("Electronic");
+  // A lone ISSN of unknown type is most likely the print one.
+  const issn = issnOf("Print") ?? (issns.length === 1 && eissn === null ? text(issns[0]) : null);
+  const idList = element(data, "ArticleIdList");
+  return {
+    pmid: text(element(citation, "PMID")) ?? "",
+    title:
+      text(element(article, "ArticleTitle")) ?? text(element(article, "VernacularTitle")) ?? "",
+    ...abstractOf(element(article, "Abstract")),
+    authors: authorsOf(element(article, "AuthorList"), text(element(article, "Affiliation"))),
+    journalInfo: {
+      title: text(element(journal, "Title")),
+      isoAbbreviation: text(element(journal, "ISOAbbreviation")),
+      issn,
+      eissn,
+      nlmId: text(descend(citation, "MedlineJournalInfo", "NlmUniqueID")),
+      volume: text(element(issue, "Volume")),
+      issue: text(element(issue, "Issue")),
+      pages: pagesOf(element(article, "Pagination")),
+      publicationDate: publicationDateOf(element(issue, "PubDate")),
+    },
+    publicationTypes,
+    keywords: elements(citation, "KeywordList").flatMap((list) => texts(list, "Keyword")),
+    meshTerms: elements(element(citation, "MeshHeadingList"), "MeshHeading").flatMap(meshTerm),
+    grantList: grantsOf(element(article, "GrantList")),
+    doi: articleId(idList, "doi") ?? elocationDoi(elements(article, "ELocationID")),
+    pmcid: pmcidOf(idList),
+    articleDates: articleDatesOf(element(data, "History"), element(citation, "DateRevised")),
+    isRetracted:
+      publicationTypes.includes("Retracted Publication") ||
+      commentsCorrections.some((c) => c.refType === "RetractionIn"),
+    commentsCorrections,
+    citationSubsets: texts(citation, "CitationSubset"),
+    languages: texts(article, "Language"),
+    recordType: "PubmedArticle",
+  };
+}
+
+/**
+ * A book or book chapter (NCBI Bookshelf). There is no journal: journalInfo.title carries the
+ * book title and its publisher ("GeneReviews®. Seattle (WA): University of Washington, Seattle"),
+ * volume and date come from <Book>, pages from the chapter's <Pagination>.
+ */
+function bookArticle(record: XmlNode): Article {
+  const doc = element(record, "BookDocument");
+  const book = element(doc, "Book");
+  const data = element(record, "PubmedBookData");
+  const bookTitle = text(element(book, "BookTitle"));
+  const publisher = element(book, "Publisher");
+  const publisherText = [
+    element(publisher, "PublisherLocation"),
+    element(publisher, "PublisherName"),
+  ]
+    .map(text)
+    .filter((t): t is string => t !== null)
+    .join(": ");
+  const containerTitle = [bookTitle, publisherText]
+    .filter((t) => t !== null && t !== "")
+    .join(". ");
+  const publicationTypes = texts(doc, "PublicationType");
+  // Editors are listed in <Book>; a whole-book record may name its authors only there.
+  const authorLists = (node: XmlNode | undefined) =>
+    elements(node, "AuthorList").filter((l) => attr(l, "Type") !== "editors");
+  const lists = authorLists(doc).length > 0 ? authorLists(doc) : authorLists(book);
+  return {
+    pmid: text(element(doc, "PMID")) ?? "",
+    title:
+      text(element(doc, "ArticleTitle")) ??
+      text(element(doc, "VernacularTitle")) ??
+      bookTitle ??
+      "",
+    ...abstractOf(element(doc, "Abstract")),
+    authors: lists.flatMap((list) => authorsOf(list, null)),
+    journalInfo: {
+      title: containerTitle === "" ? null : containerTitle,
+      isoAbbreviation: null,
+      issn: null,
+      eissn: null,
+      nlmId: null,
+      volume: text(element(book, "Volume")),
+      issue: null,
+      pages: pagesOf(element(doc, "Pagination")),
+      publicationDate: publicationDateOf(element(book, "PubDate")),
+    },
+    publicationTypes,
+    keywords: elements(doc, "KeywordList").flatMap((list) => texts(list, "Keyword")),
+    meshTerms: [],
+    grantList: grantsOf(element(doc, "GrantList")),
+    doi:
+      articleId(element(doc, "ArticleIdList"), "doi") ??
+      articleId(element(data, "ArticleIdList"), "doi") ??
+      elocationDoi(elements(book, "ELocationID")),
+    pmcid: pmcidOf(element(doc, "ArticleIdList")) ?? pmcidOf(element(data, "ArticleIdList")),
+    articleDates: articleDatesOf(element(data, "History"), element(doc, "DateRevised")),
+    isRetracted: publicationTypes.includes("Retracted Publication"),
+    commentsCorrections: [],
+    citationSubsets: [],
+    languages: texts(doc, "Language"),
+    recordType: "PubmedBookArticle",
+  };
+}
+
+/** Sections keep NCBI's labels; abstractText is "LABEL: text" paragraphs joined by a blank line. */
+function abstractOf(abstract: XmlNode | undefined): {
+  abstractText: string;
+  abstractSections: AbstractSection[];
+} {
+  const abstractSections: AbstractSection[] = [];
+  for (const node of elements(abstract, "AbstractText")) {
+    const body = text(node);
+    if (body === null) continue;
+    abstractSections.push({
+      label: attr(node, "Label") || null,
+      nlmCategory: attr(node, "NlmCategory") || null,
+      text: body,
+    });
+  }
+  const abstractText = abstractSections
+    .map((s) => (s.label === null ? s.text : `${s.label}: ${s.text}`))
+    .join("\n\n");
+  return { abstractText, abstractSections };
+}
+
+/**
+ * Authors with ValidYN="N" are misspelt names NLM keeps only for searching; the corrected form
+ * follows them in the list, so they are left out. Records made before 2014 carry one
+ * Article-level <Affiliation>, which belongs to the first author.
+ */
+function authorsOf(list: XmlNode | undefined, articleAffiliation: string | null): Author[] {
+  const authors = elements(list, "Author")
+    .filter((a) => attr(a, "ValidYN") !== "N")
+    .map(authorOf);
+  const first = authors[0];
+  if (first && articleAffiliation !== null && first.affiliations.length === 0) {
+    first.affiliations.push(articleAffiliation);
+  }
+  return authors;
+}
+
+function authorOf(node: XmlNode): Author {
+  const orcid = elements(node, "Identifier").find(
+    (i) => attr(i, "Source")?.toUpperCase() === "ORCID",
+  );
+  return {
+    lastName: text(element(node, "LastName")),
+    firstName: text(element(node, "ForeName")),
+    initials: text(element(node, "Initials")),
+    collectiveName: text(element(node, "CollectiveName")),
+    orcid: normalizeOrcid(text(orcid)),
+    affiliations: [
+      ...texts(node, "Affiliation"), // 2013-era DTDs put it directly under <Author>
+      ...elements(node, "AffiliationInfo").flatMap((info) => texts(info, "Affiliation")),
+    ],
+  };
+}
+
+/** "https://orcid.org/0000-0002-1825-009x", "0000000218250097" → "0000-0002-1825-0097" form. */
+function normalizeOrcid(raw: string | null): string | null {
+  const match = raw?.match(/(\d{4})-?(\d{4})-?(\d{4})-?(\d{3}[\dXx])\s*$/);
+  return match ? `${match[1]}-${match[2]}-${match[3]}-${match[4]?.toUpperCase()}` : null;
+}
+
+function pagesOf(pagination: XmlNode | undefined): string | null {
+  const medlinePgn = text(element(pagination, "MedlinePgn"));
+  if (medlinePgn !== null) return medlinePgn;
+  const start = text(element(pagination, "StartPage"));
+  const end = text(element(pagination, "EndPage"));
+  return start !== null && end !== null && end !== start ? `${start}-${end}` : start;
+}
+
+/**
+ * Month and day as printed (Month may be "Sep" or "09"); a Season stands in for a missing Month.
+ * With only a MedlineDate ("1998 Dec-1999 Jan"), year is its first four-digit run.
+ */
+function publicationDateOf(pubDate: XmlNode | undefined): PublicationDate {
+  const medlineDate = text(element(pubDate, "MedlineDate"));
+  return {
+    year: text(element(pubDate, "Year")) ?? medlineDate?.match(/\b\d{4}\b/)?.[0] ?? null,
+    month: text(element(pubDate, "Month")) ?? text(element(pubDate, "Season")),
+    day: text(element(pubDate, "Day")),
+    medlineDate,
+  };
+}
+
+function meshTerm(heading: XmlNode): MeshTerm[] {
+  const descriptor = element(heading, "DescriptorName");
+  const descriptorName = text(descriptor);
+  if (descriptorName === null) return [];
+  const qualifiers = elements(heading, "QualifierName").flatMap((q) => {
+    const name = text(q);
+    return name === null ? [] : [{ name, ui: attr(q, "UI"), isMajorTopic: isYes(q) }];
+  });
+  return [
+    {
+      descriptorName,
+      descriptorUi: attr(descriptor, "UI"),
+      isMajorTopic: isYes(descriptor),
+      qualifiers,
+    },
+  ];
+}
+
+function isYes(node: XmlNode | undefined): boolean {
+  return attr(node, "MajorTopicYN") === "Y";
+}
+
+function grantsOf(list: XmlNode | undefined): Grant[] {
+  return elements(list, "Grant").map((g) => ({
+    grantId: text(element(g, "GrantID")),
+    acronym: text(element(g, "Acronym")),
+    agency: text(element(g, "Agency")),
+    country: text(element(g, "Country")),
+  }));
+}
+
+function commentCorrection(node: XmlNode): CommentCorrection[] {
+  const refType = attr(node, "RefType");
+  return refType === null ? [] : [{ refType, pmid: text(element(node, "PMID")) }];
+}
+
+/** ArticleId of the record itself; ArticleIdLists inside ReferenceList are other papers'. */
+function articleId(list: XmlNode | undefined, idType: string): string | null {
+  return text(elements(list, "ArticleId").find((id) => attr(id, "IdType") === idType));
+}
+
+function elocationDoi(elocations: XmlNode[]): string | null {
+  const doi = elocations.find((e) => attr(e, "EIdType") === "doi" && attr(e, "ValidYN") !== "N");
+  return text(doi);
+}
+
+/** IdType="pmc" holds "PMC1234567"; a bare number gets its "PMC" prefix. */
+function pmcidOf(list: XmlNode | undefined): string | null {
+  const raw = articleId(list, "pmc") ?? articleId(list, "pmcid");
+  const digits = raw?.match(/^(?:PMC)?(\d+)$/i)?.[1] ?? raw?.match(/PMC(\d+)/i)?.[1];
+  return digits === undefined ? null : `PMC${digits}`;
+}
+
+function articleDatesOf(
+  history: XmlNode | undefined,
+  dateRevised: XmlNode | undefined,
+): ArticleDates {
+  const pubStatus = (status: string) =>
+    isoUtc(elements(history, "PubMedPubDate").find((d) => attr(d, "PubStatus") === status));
+  return { edat: pubStatus("entrez"), lr: isoUtc(dateRevised), pubmed: pubStatus("pubmed") };
+}
+
+const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+
+/**
+ * Year/Month/Day[/Hour/Minute] → "YYYY-MM-DDTHH:MM:00Z" (NCBI's dates are UTC-agnostic; they are
+ * reported as UTC so they sort and compare as instants). Null when absent or not a real date.
+ */
+function isoUtc(date: XmlNode | undefined): string | null {
+  const part = (name: string) => text(element(date, name));
+  const year = Number(part("Year"));
+  const monthText = part("Month") ?? "1";
+  const month = /^\d+$/.test(monthText)
+    ? Number(monthText)
+    : MONTHS.indexOf(monthText.slice(0, 3).toLowerCase()) + 1;
+  const day = Number(part("Day") ?? "1");
+  const hour = Number(part("Hour") ?? "0");
+  const minute = Number(part("Minute") ?? "0");
+  if (!Number.isInteger(year) || year < 1000 || year > 9999) return null;
+  const ms = Date.UTC(year, month - 1, day, hour, minute);
+  const parsed = new Date(ms);
+  if (Number.isNaN(ms) || parsed.getUTCMonth() !== month - 1 || parsed.getUTCDate() !== day) {
+    return null;
+  }
+  if (hour < 0 || hour > 23 || minute < 0 || minute > 59) return null;
+  return `${parsed.toISOString().slice(0, 16)}:00Z`;
+}

@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { readCheckpoint } from "../../corpus/service.js";
+import { defineTool } from "../tool.js";
+
+export const corpusCheckpointGet = defineTool({
+  name: "corpus_checkpoint_get",
+  description:
+    "Read a saved query's sync checkpoint: the Entrez date up to which pubmed_sync_delta has fully " +
+    "stored and indexed its records (null before the first sync). Example: " +
+    '{"query_key": "metformin-aging"}.',
+  annotations: { title: "Read a sync checkpoint", readOnlyHint: true, openWorldHint: false },
+  parameters: z.object({
+    query_key: z
+      .string()
+      .trim()
+      .min(1, { error: "must not be empty" })
+      .describe("The saved query's key."),
+  }),
+  execute: (args) => readCheckpoint(args.query_key),
+});

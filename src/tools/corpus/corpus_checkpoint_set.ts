@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { writeCheckpoint } from "../../corpus/service.js";
+import { defineTool } from "../tool.js";
+
+export const corpusCheckpointSet = defineTool({
+  name: "corpus_checkpoint_set",
+  description:
+    "Set a saved query's sync checkpoint by hand, e.g. back in time to backfill: the next " +
+    "pubmed_sync_delta re-reads from there. Every manual set is recorded in an audit trail. " +
+    'Example: {"query_key": "metformin-aging", "last_edat": "2024-01-01T00:00:00Z"}.',
+  annotations: {
+    title: "Set a sync checkpoint",
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  parameters: z.object({
+    query_key: z
+      .string()
+      .trim()
+      .min(1, { error: "must not be empty" })
+      .describe("The saved query's key."),
+    last_edat: z
+      .string()
+      .trim()
+      .pipe(
+        z.iso.datetime({
+          offset: true,
+          error: 'must be an ISO-8601 date-time, e.g. "2024-01-01T00:00:00Z"',
+        }),
+      )
+      .describe('New checkpoint, ISO-8601, e.g. "2024-01-01T00:00:00Z".'),
+  }),
+  execute: (args) => writeCheckpoint(args.query_key, args.last_edat),
+});

@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { runSync } from "../../corpus/service.js";
+import { defineTool } from "../tool.js";
+
+export const pubmedSyncDelta = defineTool({
+  name: "pubmed_sync_delta",
+  description:
+    "Sync the PubMed records of a query into the local evidence corpus, incrementally by Entrez " +
+    "date: the first call stores every matching record, later calls only what was added or revised " +
+    "since the query's checkpoint (minus overlap_days). Records are chunked, embedded and indexed " +
+    "for rag_search. Idempotent; one call processes at most max_records, and the next call " +
+    "continues. Reports progress. Example: " +
+    '{"query_key": "metformin-aging", "term": "metformin AND aging", "overlap_days": 5}.',
+  annotations: {
+    title: "Sync a query into the local corpus",
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: true,
+  },
+  noDeadline: true,
+  parameters: z.object({
+    query_key: z
+      .string()
+      .trim()
+      .min(1, { error: "must not be empty" })
+      .max(200)
+      .describe(
+        'Your name for this saved query; its checkpoint is kept under it, e.g. "metformin-aging".',
+      ),
+    term: z
+      .string()
+      .trim()
+      .min(1, { error: "must not be empty" })
+      .describe("PubMed query to sync."),
+    overlap_days: z
+      .int()
+      .min(0)
+      .max(3650)
+      .default(5)
+      .describe("Re-read this many days before the checkpoint, to catch late-indexed records."),
+    max_records: z
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .default(50_000)
+      .describe("Most records this call processes; call again to continue."),
+  }),
+  execute: (args, { signal, reportProgress }) =>
+    runSync(
+      {
+        queryKey: args.query_key,
+        term: args.term,
+        overlapDays: args.overlap_days,
+        maxRecords: args.max_records,
+      },
+      { signal, onProgress: (done, total, message) => reportProgress(done, total, message) },
+    ),
+});
