@@ -47,7 +47,9 @@ function pack(text: string): string[] {
   return parts;
 }
 
-export function chunkArticle(article: Pick<Article, "pmid" | "title" | "abstractSections">): Chunk[] {
+export function chunkArticle(
+  article: Pick<Article, "pmid" | "title" | "abstractSections">,
+): Chunk[] {
   const title = article.title.trim();
   const sections = article.abstractSections.filter((s) => s.text.trim() !== "");
   const pieces: { chunkId: string; section: string | null; body: string }[] = [];

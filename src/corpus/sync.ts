@@ -210,6 +210,8 @@ export async function syncDelta(deps: SyncDeps, input: SyncInput): Promise<SyncR
         const root = await run.search(Math.max(from, FIRST_DAY), dayOf(run.now));
         run.total = Math.min(root.count, input.maxRecords);
         const complete = await run.walk(root);
+        // pgvector builds its HNSW index once, after the bulk load, not row by row.
+        await deps.vectors.finishBulkLoad?.();
         if (!complete) {
           run.warnings.push(
             `Stopped after ${run.counts.processed} records (max_records=${input.maxRecords}); call again to continue.`,

@@ -197,9 +197,9 @@ function abstractOf(abstract: XmlNode | undefined): {
 }
 
 /**
- * Authors with ValidYN="N" are misspelt names NLM keeps only for searching; the corrected form
- * follows them in the list, so they are left out. Records made before 2014 carry one
- * Article-level <Affiliation>, which belongs to the first author.
+ * Authors with ValidYN="N" are names NLM found misspelt or wrongly listed (usually after an
+ * erratum) and keeps only for searching; the corrected name is in the list too, so they are left
+ * out. Records made before 2014 carry one Article-level <Affiliation>: the first author's.
  */
 function authorsOf(list: XmlNode | undefined, articleAffiliation: string | null): Author[] {
   const authors = elements(list, "Author")
@@ -322,8 +322,9 @@ function articleDatesOf(
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 
 /**
- * Year/Month/Day[/Hour/Minute] → "YYYY-MM-DDTHH:MM:00Z" (NCBI's dates are UTC-agnostic; they are
- * reported as UTC so they sort and compare as instants). Null when absent or not a real date.
+ * Year/Month/Day[/Hour/Minute] → "YYYY-MM-DDTHH:MM:00Z". NCBI states no time zone; CONTRACTS §4
+ * reports these dates as UTC so they sort and compare as instants. Null when absent or not a real
+ * date (30 February is null, not 2 March).
  */
 function isoUtc(date: XmlNode | undefined): string | null {
   const part = (name: string) => text(element(date, name));

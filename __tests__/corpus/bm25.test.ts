@@ -1,0 +1,163 @@
+import { describe, expect, it } from "@jest/globals";
+import {
+  BM25_AVG_DOC_LEN,
+  BM25_B,
+  BM25_K1,
+  docSparseVector,
+  idf,
+  querySparseVector,
+  termId,
+  tfPart,
+  tokenize,
+} from "../../src/corpus/bm25.js";
+import { porterStem } from "../../src/corpus/stem.js";
+
+describe("porterStem", () => {
+  // Outputs of the complete algorithm (all five steps) as published by Porter (1980).
+  const cases: [string, string][] = [
+    ["caresses", "caress"],
+    ["ponies", "poni"],
+    ["ties", "ti"],
+    ["cats", "cat"],
+    ["feed", "feed"],
+    ["agreed", "agre"],
+    ["plastered", "plaster"],
+    ["motoring", "motor"],
+    ["sing", "sing"],
+    ["hopping", "hop"],
+    ["falling", "fall"],
+    ["filing", "file"],
+    ["happy", "happi"],
+    ["sky", "sky"],
+    ["relational", "relat"],
+    ["conditional", "condit"],
+    ["rational", "ration"],
+    ["hesitanci", "hesit"],
+    ["digitizer", "digit"],
+    ["differentli", "differ"],
+    ["vietnamization", "vietnam"],
+    ["predication", "predic"],
+    ["operator", "oper"],
+    ["feudalism", "feudal"],
+    ["decisiveness", "decis"],
+    ["hopefulness", "hope"],
+    ["callousness", "callous"],
+    ["sensibiliti", "sensibl"],
+    ["triplicate", "triplic"],
+    ["formative", "form"],
+    ["electrical", "electr"],
+    ["goodness", "good"],
+    ["revival", "reviv"],
+    ["allowance", "allow"],
+    ["inference", "infer"],
+    ["airliner", "airlin"],
+    ["adjustable", "adjust"],
+    ["defensible", "defens"],
+    ["replacement", "replac"],
+    ["adoption", "adopt"],
+    ["communism", "commun"],
+    ["homologous", "homolog"],
+    ["effective", "effect"],
+    ["probate", "probat"],
+    ["rate", "rate"],
+    ["cease", "ceas"],
+    ["controll", "control"],
+    ["roll", "roll"],
+    ["generalizations", "gener"],
+    ["oscillators", "oscil"],
+  ];
+  it.each(cases)("%s → %s", (word, stem) => {
+    expect(porterStem(word)).toBe(stem);
+  });
+
+  it("leaves words of one or two letters alone", () => {
+    expect(["a", "is", "as"].map(porterStem)).toEqual(["a", "is", "as"]);
+  });
+});
+
+describe("tokenize", () => {
+  it("lowercases, drops stopwords and stems", () => {
+    expect(tokenize("The Effects of Running on the Relational Hopping of Ponies")).toEqual([
+      "effect",
+      "run",
+      "relat",
+      "hop",
+      "poni",
+    ]);
+  });
+
+  it("splits hyphens and slashes, keeps numbers, letters and mixed tokens unstemmed", () => {
+    expect(tokenize("IL-6/TNF-α levels in COVID-19 (H1N1, 2.5 mg) T-cells")).toEqual([
+      "il",
+      "6",
+      "tnf",
+      "α",
+      "level",
+      "covid",
+      "19",
+      "h1n1",
+      "2",
+      "5",
+      "mg",
+      "t",
+      "cell",
+    ]);
+  });
+
+  it("folds diacritics and compatibility forms", () => {
+    expect(tokenize("Naïve café m² Ångström")).toEqual(["naiv", "cafe", "m2", "angstrom"]);
+  });
+
+  it("keeps the possessive s out and returns nothing for stopwords only", () => {
+    expect(tokenize("the patient's")).toEqual(["patient"]);
+    expect(tokenize("it is what it is, and so on")).toEqual([]);
+    expect(tokenize("")).toEqual([]);
+  });
+});
+
+describe("termId", () => {
+  it("is FNV-1a 32 over UTF-8, a stable uint32", () => {
+    // Published FNV-1a test vectors.
+    expect(termId("")).toBe(0x811c9dc5);
+    expect(termId("a")).toBe(0xe40c292c);
+    expect(termId("foobar")).toBe(0xbf9cf968);
+    expect(termId("α")).toBe(termId("α"));
+    for (const t of ["hop", "covid", "α", "h1n1"]) {
+      expect(Number.isInteger(termId(t)) && termId(t) >= 0 && termId(t) <= 0xffffffff).toBe(true);
+    }
+  });
+});
+
+describe("BM25 vectors", () => {
+  it("stores tf·(k1+1)/(tf + k1·(1 − b + b·dl/avgdl)) per distinct term, indices ascending", () => {
+    const tokens = ["insulin", "resist", "insulin", "obes"];
+    const v = docSparseVector(tokens);
+    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * 4) / BM25_AVG_DOC_LEN);
+    const expected = new Map([
+      [termId("insulin"), (2 * (BM25_K1 + 1)) / (2 + norm)],
+      [termId("resist"), (BM25_K1 + 1) / (1 + norm)],
+      [termId("obes"), (BM25_K1 + 1) / (1 + norm)],
+    ]);
+    expect(v.indices).toEqual([...expected.keys()].sort((a, b) => a - b));
+    v.indices.forEach((i, k) => expect(v.values[k]).toBeCloseTo(expected.get(i)!, 12));
+    expect(tfPart(2, 4)).toBeCloseTo(expected.get(termId("insulin"))!, 12);
+  });
+
+  it("saturates with tf and penalises long documents", () => {
+    expect(tfPart(1, 160)).toBeCloseTo(1, 12); // dl = avgdl, tf = 1
+    expect(tfPart(100, 160)).toBeLessThan(BM25_K1 + 1);
+    expect(tfPart(1, 320)).toBeLessThan(tfPart(1, 80));
+  });
+
+  it("gives query terms weight 1 once each", () => {
+    const q = querySparseVector(["insulin", "insulin", "obes"]);
+    expect(q.indices).toEqual([termId("insulin"), termId("obes")].sort((a, b) => a - b));
+    expect(q.values).toEqual([1, 1]);
+  });
+
+  it("uses Qdrant's idf: ln((N − df + 0.5)/(df + 0.5) + 1)", () => {
+    expect(idf(10, 2)).toBeCloseTo(Math.log(8.5 / 2.5 + 1), 12);
+    expect(idf(10, 10)).toBeGreaterThan(0);
+    expect(idf(1000, 1)).toBeGreaterThan(idf(1000, 100));
+  });
+});

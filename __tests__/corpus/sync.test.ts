@@ -1,0 +1,271 @@
+/**
+ * pubmed_sync_delta, rag_search, rag_get and the checkpoint tools through a real MCP client, on
+ * both Postgres backends, against a synthetic NCBI (project-generated records) behind the fake
+ * E-utilities server.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "@jest/globals";
+import { getCorpus } from "../../src/state.js";
+import { listAudit } from "../../src/store/checkpoints.js";
+import { listJobs } from "../../src/store/jobs.js";
+import { createSynthCorpus, type SynthCorpus } from "../../src/devtools/synth.js";
+import { synthHandler } from "../../src/devtools/synth-ncbi.js";
+import { backendEnv, describeEachBackend } from "../helpers/db.js";
+import { startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
+import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
+
+const TERM = "statin myopathy";
+const NOW = new Date("2025-06-30T12:00:00Z");
+
+type SyncOut = {
+  job_id: string;
+  inserted: number;
+  updated: number;
+  skipped: number;
+  pmids_processed: number;
+  max_edat_seen: string | null;
+  warnings: string[];
+};
+type ErrOut = { error: { code: string; message: string } };
+
+async function storedPmids(): Promise<string[]> {
+  const { store } = await getCorpus();
+  const rows = await store.db.selectFrom("documents").select("pmid").orderBy("pmid").execute();
+  return rows.map((r) => r.pmid);
+}
+
+async function unindexedCount(): Promise<number> {
+  const { store } = await getCorpus();
+  const rows = await store.db
+    .selectFrom("documents")
+    .select("pmid")
+    .where((eb) => eb("indexed_version", "is", null).or("indexed_version", "!=", eb.ref("version")))
+    .execute();
+  return rows.length;
+}
+
+describeEachBackend("corpus sync and search", (kind) => {
+  let corpus: SynthCorpus;
+  let fake: FakeEutils;
+  let h: Harness;
+  let backend: Awaited<ReturnType<typeof backendEnv>>;
+
+  beforeAll(async () => {
+    fake = await startFakeEutils();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+  beforeEach(async () => {
+    corpus = createSynthCorpus({
+      seed: 7,
+      now: NOW,
+      terms: [{ term: TERM, count: 240, edatFrom: "2019-01-01", edatTo: "2025-06-20" }],
+    });
+    const handle = synthHandler(corpus);
+    fake.reset();
+    fake.route((req) => handle(req));
+    backend = await backendEnv(kind);
+    h = await startHarness({ fake, env: { ...backend.env, NCBI_MAX_RPS: "100" } });
+  });
+  afterEach(async () => {
+    await h.close();
+    await backend.cleanup();
+  });
+
+  const sync = async (args: Record<string, unknown> = {}) =>
+    callTool(h.client, "pubmed_sync_delta", { query_key: "statins", term: TERM, ...args });
+
+  it("stores and indexes every record on the first sync, then replays idempotently", async () => {
+    const first = await sync();
+    expect(first.isError).toBe(false);
+    const out = first.json as SyncOut;
+    const expected = corpus.pmidsFor(TERM);
+    expect(out).toMatchObject({
+      inserted: expected.length,
+      updated: 0,
+      skipped: 0,
+      pmids_processed: expected.length,
+    });
+    expect(await storedPmids()).toEqual([...expected].sort());
+    expect(await unindexedCount()).toBe(0);
+    const cp = await callTool(h.client, "corpus_checkpoint_get", { query_key: "statins" });
+    expect((cp.json as { last_edat: string }).last_edat).toMatch(/^\d{4}-\d\d-\d\dT/);
+
+    const replay = (await sync({ overlap_days: 0 })).json as SyncOut;
+    expect(replay.inserted).toBe(0);
+    expect(replay.updated).toBe(0);
+    expect(await storedPmids()).toEqual([...expected].sort());
+  });
+
+  it("re-reads the overlap window and bumps versions on content change or LR advance only", async () => {
+    await sync();
+    const pmids = corpus.pmidsFor(TERM);
+    const target = pmids[pmids.length - 1] ?? "";
+    const before = (await callTool(h.client, "rag_get", { doc_id: `pmid:${target}` })).json as {
+      version: number;
+      lr: string | null;
+    };
+    expect(before.version).toBe(1);
+    // A backfill: move the checkpoint back so the whole range is read again.
+    await callTool(h.client, "corpus_checkpoint_set", {
+      query_key: "statins",
+      last_edat: "2018-01-01T00:00:00Z",
+    });
+    corpus.revise(target, { lr: new Date("2025-06-25T00:00:00Z") });
+    const lrOnly = (await sync()).json as SyncOut;
+    expect(lrOnly).toMatchObject({ inserted: 0, updated: 1, skipped: pmids.length - 1 });
+    const after = (await callTool(h.client, "rag_get", { doc_id: `pmid:${target}` })).json as {
+      version: number;
+      lr: string;
+    };
+    expect(after.version).toBe(2);
+    expect(after.lr).toBe("2025-06-25T00:00:00.000Z");
+
+    await callTool(h.client, "corpus_checkpoint_set", {
+      query_key: "statins",
+      last_edat: "2018-01-01T00:00:00Z",
+    });
+    corpus.revise(target, { lr: new Date("2025-06-25T00:00:00Z"), changeAbstract: true });
+    const content = (await sync()).json as SyncOut;
+    expect(content.updated).toBe(1);
+    expect(
+      (
+        (await callTool(h.client, "rag_get", { doc_id: `pmid:${target}` })).json as {
+          version: number;
+        }
+      ).version,
+    ).toBe(3);
+
+    const { store } = await getCorpus();
+    const audit = await listAudit(store.db, "statins");
+    expect(audit.filter((a) => a.source === "manual").map((a) => a.newEdat)).toEqual([
+      "2018-01-01T00:00:00.000Z",
+      "2018-01-01T00:00:00.000Z",
+    ]);
+  });
+
+  it("never advances the checkpoint past a failed EFetch, and the rerun converges", async () => {
+    // max_records splits the range into several windows; the second window's EFetch fails.
+    let failing = true;
+    fake.route((req) =>
+      failing &&
+      req.utility === "efetch" &&
+      fake.requests.filter((r) => r.utility === "efetch").length >= 2
+        ? { status: 500, body: "boom" }
+        : undefined,
+    );
+    const failed = await sync({ max_records: 100 });
+    expect(failed.isError).toBe(true);
+    expect((failed.json as ErrOut).error.code).toBe("UPSTREAM");
+    const cp = (await callTool(h.client, "corpus_checkpoint_get", { query_key: "statins" }))
+      .json as { last_edat: string | null };
+    const stored = await storedPmids();
+    if (cp.last_edat) {
+      // Everything at or before the checkpoint is stored.
+      const covered = corpus.pmidsFor(TERM, { edatTo: cp.last_edat.slice(0, 10) });
+      expect(stored).toEqual(expect.arrayContaining(covered));
+    }
+    expect(stored.length).toBeLessThan(corpus.pmidsFor(TERM).length);
+    const { store } = await getCorpus();
+    expect((await listJobs(store.db, { queryKey: "statins" }))[0]?.status).toBe("failed");
+
+    failing = false;
+    const rerun = (await sync()).json as SyncOut;
+    expect(rerun.warnings).toEqual([]);
+    expect(await storedPmids()).toEqual([...corpus.pmidsFor(TERM)].sort());
+    expect(await unindexedCount()).toBe(0);
+  });
+
+  it("runs two syncs of one key one after the other, never interleaved", async () => {
+    const [a, b] = await Promise.all([sync(), sync()]);
+    const outs = [a.json as SyncOut, b.json as SyncOut];
+    expect(outs.map((o) => o.inserted).sort((x, y) => x - y)).toEqual([
+      0,
+      corpus.pmidsFor(TERM).length,
+    ]);
+    const { store } = await getCorpus();
+    const jobs = (await listJobs(store.db, { queryKey: "statins" })).sort((x, y) =>
+      x.startedAt.localeCompare(y.startedAt),
+    );
+    expect(jobs).toHaveLength(2);
+    expect((jobs[0]?.finishedAt ?? "") <= (jobs[1]?.startedAt ?? "")).toBe(true);
+  });
+
+  it("bounds one call by max_records and resumes on the next", async () => {
+    const total = corpus.pmidsFor(TERM).length;
+    const first = (await sync({ max_records: 100 })).json as SyncOut;
+    expect(first.pmids_processed).toBeLessThanOrEqual(100);
+    expect(first.pmids_processed).toBeGreaterThan(0);
+    expect(first.warnings.join(" ")).toContain("call again to continue");
+    let rounds = 1;
+    while ((await storedPmids()).length < total && rounds < 10) {
+      await sync({ max_records: 100, overlap_days: 0 });
+      rounds++;
+    }
+    expect(await storedPmids()).toEqual([...corpus.pmidsFor(TERM)].sort());
+    expect(rounds).toBeGreaterThanOrEqual(3);
+  });
+
+  it("finds a synced paper with rag_search and reads it with rag_get; retracted papers never come back", async () => {
+    await sync();
+    const pmid = corpus.pmidsFor(TERM)[17] ?? "";
+    const record = corpus.record(pmid);
+    const title = (await callTool(h.client, "rag_get", { doc_id: `pmid:${pmid}` })).json as {
+      title: string;
+      abstract: string;
+      quality: { total: number };
+    };
+    const search = (
+      await callTool(h.client, "rag_search", { query: title.title, top_k: 5, quality_bias: false })
+    ).json as {
+      results: {
+        doc_id: string;
+        sim: number | null;
+        bm25: number | null;
+        score: number;
+        quality: number;
+        title: string;
+        text: string;
+      }[];
+    };
+    expect(search.results[0]?.doc_id).toBe(`pmid:${pmid}`);
+    expect(search.results[0]?.title).toBe(title.title);
+    expect(search.results[0]?.bm25).toBeGreaterThan(0);
+    expect(search.results[0]?.sim).toBeGreaterThan(0);
+    expect(search.results[0]?.quality).toBe(title.quality.total);
+    expect(record).toBeDefined();
+    // The quality boost multiplies each paper's fused relevance by 1 + quality/10, nothing else.
+    const biased = (await callTool(h.client, "rag_search", { query: title.title, top_k: 5 }))
+      .json as typeof search;
+    const unbiased = new Map(
+      (
+        (
+          await callTool(h.client, "rag_search", {
+            query: title.title,
+            top_k: 50,
+            quality_bias: false,
+          })
+        ).json as typeof search
+      ).results.map((r) => [r.doc_id, r.score]),
+    );
+    for (const r of biased.results)
+      expect(r.score).toBeCloseTo((unbiased.get(r.doc_id) ?? NaN) * (1 + r.quality / 10), 10);
+    expect(biased.results.map((r) => r.score)).toEqual(
+      [...biased.results.map((r) => r.score)].sort((a, b) => b - a),
+    );
+    const retracted = corpus.pmidsFor(TERM).filter((p) => corpus.record(p)?.retraction);
+    for (const p of retracted.slice(0, 3)) {
+      const doc = (await callTool(h.client, "rag_get", { doc_id: `pmid:${p}` })).json as {
+        title: string;
+      };
+      const res = (await callTool(h.client, "rag_search", { query: doc.title, top_k: 20 }))
+        .json as { results: { doc_id: string }[] };
+      expect(res.results.map((r) => r.doc_id)).not.toContain(`pmid:${p}`);
+    }
+    const missing = await callTool(h.client, "rag_get", { doc_id: "pmid:1" });
+    expect((missing.json as ErrOut).error).toMatchObject({
+      code: "NOT_FOUND",
+      message: expect.stringContaining("pubmed_sync_delta"),
+    });
+  });
+});

@@ -1,0 +1,214 @@
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { execFile, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { sql } from "kysely";
+import { StoreError } from "../../src/errors.js";
+import { openStore, type Store } from "../../src/store/db.js";
+import { getDocument, upsertDocuments } from "../../src/store/docs.js";
+import { LOCK_FILE } from "../../src/store/file-lock.js";
+import { setMeta, getMeta } from "../../src/store/meta.js";
+import {
+  describeBackend,
+  describeEachBackend,
+  openTestStore,
+  type TestStore,
+} from "../helpers/db.js";
+import { REPO_DIR } from "../helpers/shared.js";
+import { doc } from "./fixtures.js";
+
+const TABLES = [
+  "checkpoint_audit",
+  "checkpoints",
+  "chunks",
+  "corpus_meta",
+  "documents",
+  "sync_jobs",
+  "sync_progress",
+];
+
+describeEachBackend("opening the store", (kind) => {
+  let t: TestStore;
+  let store: Store;
+  beforeAll(async () => {
+    t = await openTestStore(kind, { fresh: true });
+    store = t.store;
+  });
+  afterAll(() => t.cleanup());
+
+  it("runs the migrations: every table, with the contract's column types", async () => {
+    const { rows } = await sql<{ table_name: string; column_name: string; data_type: string }>`
+      select table_name, column_name, data_type from information_schema.columns
+      where table_schema = 'public'`.execute(store.db);
+    const tables = [...new Set(rows.map((r) => r.table_name))].filter(
+      (n) => !n.startsWith("pubmed_mcp_migration"),
+    );
+    expect(tables.sort()).toEqual(TABLES);
+    const type = (table: string, column: string) =>
+      rows.find((r) => r.table_name === table && r.column_name === column)?.data_type;
+    expect(type("documents", "pub_types")).toBe("jsonb");
+    expect(type("documents", "record")).toBe("jsonb");
+    expect(type("documents", "edat")).toBe("timestamp with time zone");
+    expect(type("documents", "quality_total")).toBe("smallint");
+    expect(type("documents", "indexed_version")).toBe("integer");
+    expect(type("chunks", "id")).toBe("uuid");
+    expect(type("checkpoint_audit", "id")).toBe("bigint");
+    expect(type("sync_progress", "state")).toBe("jsonb");
+    const applied = await sql<{ name: string }>`select name from pubmed_mcp_migration`.execute(
+      store.db,
+    );
+    expect(applied.rows.map((r) => r.name)).toEqual(["2026_11_21_001_init"]);
+  });
+
+  it("deletes a document's chunks with the document", async () => {
+    await upsertDocuments(store.db, [doc("5")]);
+    await sql`insert into chunks (id, pmid, chunk_id, ord, text, token_count, version)
+      values ('00000000-0000-5000-8000-000000000001', '5', 'title', 0, 'x', 1, 1)`.execute(
+      store.db,
+    );
+    await sql`delete from documents where pmid = '5'`.execute(store.db);
+    const { rows } = await sql<{ n: string }>`select count(*) as n from chunks`.execute(store.db);
+    expect(Number(rows[0]?.n)).toBe(0);
+  });
+
+  it("reports pgvector truthfully", async () => {
+    const { rows } = await sql<{ n: string }>`
+      select count(*) as n from pg_extension where extname = 'vector'`.execute(store.db);
+    expect(store.hasPgvector).toBe(Number(rows[0]?.n) === 1);
+    if (kind === "pglite") expect(store.hasPgvector).toBe(true);
+  });
+
+  it("answers ping while open", async () => {
+    await expect(store.ping()).resolves.toBeUndefined();
+  });
+});
+
+describeBackend("postgres", "reopening a server database", () => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await openTestStore("postgres");
+  });
+  afterAll(() => t.cleanup());
+
+  it("re-runs no migration and keeps the data; closing twice is harmless", async () => {
+    await setMeta(t.store.db, "k", { v: 1 });
+    const again = await openStore({ databaseUrl: t.databaseUrl, dataDir: t.dataDir });
+    expect(again.kind).toBe("postgres");
+    expect(await getMeta(again.db, "k")).toEqual({ v: 1 });
+    await again.close();
+    await again.close();
+    await expect(again.ping()).rejects.toBeInstanceOf(Error);
+  });
+});
+
+/** Runs openStore in a separate node process; returns what it printed. */
+async function openInChild(
+  dataDir: string,
+): Promise<{ ok: boolean; name?: string; code?: string; message?: string }> {
+  const script = join(dataDir, "open-child.mts");
+  const dbModule = pathToFileURL(join(REPO_DIR, "src", "store", "db.ts")).href;
+  await writeFile(
+    script,
+    `import { openStore } from ${JSON.stringify(dbModule)};
+try {
+  const s = await openStore({ dataDir: process.argv[2] });
+  console.log(JSON.stringify({ ok: true }));
+  await s.close();
+} catch (e) {
+  console.log(JSON.stringify({ ok: false, name: e.name, code: e.code, message: e.message }));
+}
+`,
+  );
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ["--import", "tsx", script, dataDir],
+    {
+      cwd: REPO_DIR,
+      env: { ...process.env, LOG_LEVEL: "error" },
+    },
+  );
+  return JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as { ok: boolean };
+}
+
+describeBackend("pglite", "the embedded store's directory lock", () => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await openTestStore("pglite");
+  });
+  afterAll(() => t.cleanup());
+
+  it("writes a lock file naming this process", async () => {
+    const info = JSON.parse(await readFile(join(t.dataDir, LOCK_FILE), "utf8")) as Record<
+      string,
+      unknown
+    >;
+    expect(info).toMatchObject({ pid: process.pid, hostname: hostname() });
+    expect(Number.isNaN(Date.parse(String(info.startedAt)))).toBe(false);
+  });
+
+  it("refuses a second process, naming the holder's pid", async () => {
+    const res = await openInChild(t.dataDir);
+    expect(res).toMatchObject({ ok: false, name: "StoreError", code: "STORE" });
+    expect(res.message).toContain(
+      `in use by another pubmed-mcp process (pid ${process.pid} on ${hostname()}`,
+    );
+    expect(res.message).toContain(
+      "Stop it, point PUBMED_MCP_DATA_DIR elsewhere, or set DATABASE_URL.",
+    );
+  }, 60_000);
+
+  it("refuses a second open in this process too", async () => {
+    const err = await openStore({ dataDir: t.dataDir }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreError);
+    expect((err as StoreError).message).toContain(
+      `is already open in this process (pid ${process.pid})`,
+    );
+  });
+
+  it("releases on close; takes over a stale lock; refuses a holder on another host", async () => {
+    await upsertDocuments(t.store.db, [doc("42")]);
+    await t.store.close();
+    expect(existsSync(join(t.dataDir, LOCK_FILE))).toBe(false);
+
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid;
+    const stale = {
+      pid: dead,
+      hostname: hostname(),
+      startedAt: "2020-01-01T00:00:00Z",
+      token: "x",
+    };
+    await writeFile(join(t.dataDir, LOCK_FILE), JSON.stringify(stale));
+    const reopened = await openStore({ dataDir: t.dataDir });
+    try {
+      expect((await getDocument(reopened.db, "42"))?.pmid).toBe("42");
+      const info = JSON.parse(await readFile(join(t.dataDir, LOCK_FILE), "utf8")) as {
+        pid: number;
+      };
+      expect(info.pid).toBe(process.pid);
+    } finally {
+      await reopened.close();
+    }
+
+    const foreign = { pid: 1, hostname: "elsewhere.example", startedAt: "2020-01-01T00:00:00Z" };
+    await writeFile(join(t.dataDir, LOCK_FILE), JSON.stringify(foreign));
+    await expect(openStore({ dataDir: t.dataDir })).rejects.toThrow(/pid 1 on elsewhere\.example/);
+  });
+});
+
+describe("an unreachable Postgres", () => {
+  it("fails with a StoreError that names neither the URL nor its password", async () => {
+    const err = await openStore({
+      databaseUrl: "postgres://alice:s3cret@127.0.0.1:1/corpus",
+      dataDir: "/nonexistent",
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreError);
+    const msg = (err as StoreError).message;
+    expect(msg).toContain("connecting to the database in DATABASE_URL");
+    expect(msg).toContain("unreachable");
+    expect(msg).not.toMatch(/s3cret|alice|127\.0\.0\.1|corpus/);
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * The one tokenizer and BM25 parameterisation used everywhere: when chunks are indexed, when
+ * queries are scored, in both vector adapters and in the hash embedder.
+ *
+ * BM25(q, d) = Σ_{t ∈ q} idf(t) · tf(t,d)·(k1+1) / (tf(t,d) + k1·(1 − b + b·|d|/avgdl))
+ *
+ * The document side (the tf saturation) is stored in each chunk's sparse vector; the idf side is
+ * applied at query time from live collection statistics — by Qdrant itself for a sparse vector
+ * declared with `modifier: "idf"`, and by the same formula in SQL in the pgvector adapter — so
+ * the two adapters return the same scores for the same corpus.
+ */
+import { porterStem } from "./stem.js";
+
+/** Term-frequency saturation: the usual 1.2 (Robertson & Zaragoza's recommended 1.2–2.0 range). */
+export const BM25_K1 = 1.2;
+/** Length normalisation: the standard 0.75. */
+export const BM25_B = 0.75;
+/**
+ * avgdl, fixed rather than measured. Qdrant applies only the idf part at query time, so the
+ * length normalisation is baked into stored vectors; a live corpus average would force every
+ * stored vector to be rewritten as the corpus grows, and the two adapters would drift apart. A
+ * PubMed title+abstract is ≈ 250 words, ≈ 150–170 tokens once stopwords are dropped (the NFCorpus
+ * PubMed abstracts in ../shared/bench average 151 tokens with this tokenizer), hence 160. BM25
+ * sees avgdl only through |d|/avgdl, so a modest misestimate barely changes rankings.
+ */
+export const BM25_AVG_DOC_LEN = 160;
+/** Longer "words" are sequences, hashes or markup debris, not query terms. */
+const MAX_TOKEN_LENGTH = 48;
+
+// prettier-ignore
+const STOPWORDS: ReadonlySet<string> = new Set([
+  "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
+  "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
+  "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "either",
+  "etc", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here",
+  "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its",
+  "itself", "just", "may", "me", "might", "more", "most", "must", "my", "myself", "neither",
+  "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "our", "ours",
+  "ourselves", "out", "over", "own", "same", "shall", "she", "should", "so", "some", "such",
+  "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these",
+  "they", "this", "those", "through", "thus", "to", "too", "under", "until", "up", "upon", "us",
+  "very", "via", "was", "we", "were", "what", "when", "where", "whether", "which", "while", "who",
+  "whom", "whose", "why", "will", "with", "within", "without", "would", "yet", "you", "your",
+  "yours", "yourself", "yourselves", "s", "ll", "re", "ve",
+]);
+
+const SPLIT = /[^\p{L}\p{N}]+/u;
+const MARKS = /\p{M}+/gu;
+const ASCII_WORD = /^[a-z]+$/;
+
+/**
+ * Lowercases, folds compatibility forms and strips diacritics (NFKD: "naïve" → "naive",
+ * "²" → "2"), splits on anything that is not a letter or digit (so hyphenated and slashed
+ * compounds split: "IL-6" → "il", "6"), drops English stopwords and Porter-stems plain
+ * English words. Numbers, Greek letters and mixed tokens ("h1n1", "β") are kept as they are.
+ */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.normalize("NFKD").replace(MARKS, "").toLowerCase().split(SPLIT)) {
+    if (raw.length === 0 || raw.length > MAX_TOKEN_LENGTH || STOPWORDS.has(raw)) continue;
+    out.push(ASCII_WORD.test(raw) ? porterStem(raw) : raw);
+  }
+  return out;
+}
+
+/**
+ * FNV-1a (32-bit) over the term's UTF-8 bytes: a stable uint32 used as the sparse-vector index in
+ * Qdrant and the `term` key of the pgvector postings. Collisions merge two terms everywhere
+ * alike, which costs a little precision and never consistency.
+ */
+export function termId(term: string): number {
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(term, "utf8")) {
+    h ^= byte;
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+export interface SparseVector {
+  indices: number[];
+  values: number[];
+}
+
+function countByTermId(tokens: readonly string[]): Map<number, number> {
+  const tf = new Map<number, number>();
+  for (const t of tokens) {
+    const id = termId(t);
+    tf.set(id, (tf.get(id) ?? 0) + 1);
+  }
+  return tf;
+}
+
+function sortedVector(entries: Iterable<[number, number]>): SparseVector {
+  const pairs = [...entries].sort((a, b) => a[0] - b[0]);
+  return { indices: pairs.map((p) => p[0]), values: pairs.map((p) => p[1]) };
+}
+
+/** The BM25 tf-saturation part for one term of a document of `docLen` tokens. */
+export function tfPart(tf: number, docLen: number, avgDocLen = BM25_AVG_DOC_LEN): number {
+  return (tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * docLen) / avgDocLen));
+}
+
+/** A chunk's stored sparse vector: one entry per distinct term, value = tfPart. Indices ascend. */
+export function docSparseVector(
+  tokens: readonly string[],
+  avgDocLen = BM25_AVG_DOC_LEN,
+): SparseVector {
+  const docLen = tokens.length;
+  const tf = countByTermId(tokens);
+  return sortedVector([...tf].map(([id, n]) => [id, tfPart(n, docLen, avgDocLen)]));
+}
+
+/** A query's sparse vector: its distinct terms, weight 1 (repeating a query word adds nothing). */
+export function querySparseVector(tokens: readonly string[]): SparseVector {
+  return sortedVector([...countByTermId(tokens).keys()].map((id) => [id, 1]));
+}
+
+/**
+ * BM25 idf with the +1 inside the log, so it is never negative: N chunks, df of them contain the
+ * term. This is the formula Qdrant applies for `modifier: "idf"`.
+ */
+export function idf(N: number, df: number): number {
+  return Math.log((N - df + 0.5) / (df + 0.5) + 1);
+}

@@ -1,0 +1,22 @@
+/**
+ * `pubmed-mcp reindex`: rebuilds every chunk vector from the stored documents with the embedder
+ * now configured, and records its provider/model/dimension — the way out of a dimension or model
+ * mismatch, which sync and rag_search otherwise refuse.
+ */
+import { getCorpus } from "../state.js";
+import { setMeta } from "../store/meta.js";
+import { markAllUnindexed } from "../store/docs.js";
+import { indexPending } from "./indexer.js";
+import { EMBEDDING_META_KEY, embeddingMeta } from "./runtime.js";
+
+export async function reindexCorpus(): Promise<{ documents: number; embedding: string }> {
+  const corpus = await getCorpus();
+  const meta = embeddingMeta(corpus.embedder);
+  await corpus.vectors.reset(meta.dimension);
+  await markAllUnindexed(corpus.store.db);
+  await setMeta(corpus.store.db, EMBEDDING_META_KEY, meta);
+  corpus.mismatch = null;
+  const documents = await indexPending(corpus);
+  await corpus.vectors.finishBulkLoad?.();
+  return { documents, embedding: `${meta.provider}/${meta.model} (${meta.dimension} dimensions)` };
+}

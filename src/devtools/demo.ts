@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+/**
+ * Offline demo: a synthetic NCBI (project-generated records) on loopback, and the real
+ * pubmed-mcp pointed at it in a child process — over HTTP by default, or over stdio with
+ * --stdio (for an agent's configuration: `node dist/devtools/demo.js --stdio`).
+ * Nothing but the child's JSON-RPC reaches stdout in stdio mode; notes go to stderr.
+ */
+import { spawn } from "node:child_process";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DEMO_TERMS, demoCorpus } from "./synth-ncbi.js";
+import { startSynthServer } from "./synth-server.js";
+
+const stdio = process.argv.includes("--stdio");
+const here = dirname(fileURLToPath(import.meta.url));
+const main = join(here, "..", here.endsWith("src/devtools") ? "main.ts" : "main.js");
+
+const ncbi = await startSynthServer(demoCorpus());
+const port = process.env.MCP_HTTP_PORT ?? "3000";
+const env = {
+  ...process.env,
+  NCBI_EUTILS_BASE_URL: ncbi.baseUrl,
+  PUBMED_MCP_DATA_DIR: process.env.PUBMED_MCP_DATA_DIR ?? join(tmpdir(), "pubmed-mcp-demo"),
+  MCP_TRANSPORT: stdio ? "stdio" : "http",
+  MCP_HTTP_PORT: port,
+};
+const note = (text: string) => process.stderr.write(`${text}\n`);
+note(
+  `demo: synthetic NCBI at ${ncbi.baseUrl} with the queries ${DEMO_TERMS.map((t) => `"${t.term}"`).join(", ")}`,
+);
+if (!stdio) {
+  note(
+    `demo: MCP endpoint http://127.0.0.1:${port}/mcp — try pubmed_search {"query": "long covid"},`,
+  );
+  note(
+    `      pubmed_spell {"query": "asthmaa childrn"}, pubmed_sync_delta {"query_key": "lc", "term": "long covid"}.`,
+  );
+}
+const args = main.endsWith(".ts") ? ["--import", "tsx", main] : [main];
+const child = spawn(process.execPath, args, { env, stdio: "inherit" });
+const stop = () => child.kill("SIGTERM");
+process.once("SIGINT", stop);
+process.once("SIGTERM", stop);
+child.on("exit", async (code) => {
+  await ncbi.close();
+  process.exit(code ?? 0);
+});

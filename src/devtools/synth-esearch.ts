@@ -1,0 +1,169 @@
+/**
+ * ESearch over a synthetic corpus, with NCBI's PubMed rules: day-granular inclusive date
+ * windows, a deterministic order, the history server (WebEnv + query_key), and the reach limit —
+ * PubMed serves only the first 9,999 records of a result set, so `retstart` past 9,998 on a
+ * bigger set is refused with NCBI's own message and a sync has to split its date window.
+ */
+import { DAY_MS, parsePeriod, pubDateDay } from "./synth-core.js";
+import { mix } from "./synth-random.js";
+import type { SynthCorpus } from "./synth.js";
+
+/** Records of one result set that PubMed will hand out (retstart ≤ 9,998, at most 9,999 ids). */
+export const PUBMED_REACH = 9_999;
+
+export const REACH_ERROR =
+  "Search Backend failed: Exception:\n'retstart' cannot be larger than 9998. For PubMed, ESearch can only retrieve the first 9,999 records matching the query. To obtain more than 9,999 PubMed records, consider using EDirect that contains additional logic to batch PubMed search results automatically so that an arbitrary number can be retrieved.";
+
+export type DateType = "edat" | "pdat" | "mdat";
+
+export interface SearchSpec {
+  term: string;
+  datetype: DateType;
+  /** Inclusive ms bounds, already widened to whole days. */
+  from: number;
+  to: number;
+  hasDates: boolean;
+  sort: string;
+}
+
+export interface SearchResult {
+  /** Matching PMIDs in reply order. */
+  pmids: string[];
+  /** True when the term itself matched nothing (NCBI then adds PhraseNotFound). */
+  termUnknown: boolean;
+  queryTranslation: string;
+}
+
+const PUBTYPE_FILTER = /^\((.*)\) AND \(((?:"[^"]+"\[Publication Type\](?: OR )?)+)\)$/;
+const DATE_FIELD: Record<DateType, string> = {
+  edat: "Date - Entry",
+  pdat: "Date - Publication",
+  mdat: "Date - Modification",
+};
+
+const slashDate = (ms: number) => new Date(ms).toISOString().slice(0, 10).replace(/-/g, "/");
+
+/** Reads datetype/mindate/maxdate/reldate/sort; an unreadable date is a request error. */
+export function searchSpec(params: Record<string, string>, now: number): SearchSpec | string {
+  const datetype = (params.datetype ?? "pdat").toLowerCase();
+  if (datetype !== "edat" && datetype !== "pdat" && datetype !== "mdat") {
+    return `Invalid datetype: ${params.datetype}`;
+  }
+  let from = -Infinity;
+  let to = Infinity;
+  if (params.mindate) {
+    const p = parsePeriod(params.mindate);
+    if (!p) return `Invalid mindate: ${params.mindate}`;
+    from = Math.floor(p.start / DAY_MS) * DAY_MS;
+  }
+  if (params.maxdate) {
+    const p = parsePeriod(params.maxdate);
+    if (!p) return `Invalid maxdate: ${params.maxdate}`;
+    to = Math.floor(p.end / DAY_MS) * DAY_MS + DAY_MS - 1;
+  }
+  if (params.reldate && /^\d+$/.test(params.reldate)) {
+    from = Math.floor(now / DAY_MS) * DAY_MS - Number(params.reldate) * DAY_MS;
+    to = Math.floor(now / DAY_MS) * DAY_MS + DAY_MS - 1;
+  }
+  return {
+    term: params.term ?? "",
+    datetype,
+    from,
+    to,
+    hasDates: from !== -Infinity || to !== Infinity,
+    sort: (params.sort ?? "").toLowerCase().replace(/[+ ]/g, "_"),
+  };
+}
+
+function dateOf(corpus: SynthCorpus, index: number, type: DateType): number {
+  if (type === "edat") return corpus.edatOf(index);
+  if (type === "pdat") return pubDateDay(corpus.citationAt(index).pubDate);
+  return corpus.recordAt(index).lr;
+}
+
+/** PubMed's default order for these sets: newest Entrez date first, then higher PMID. */
+function order(corpus: SynthCorpus, indices: number[], sort: string): number[] {
+  const byEdat = (a: number, b: number) => corpus.edatOf(b) - corpus.edatOf(a) || b - a;
+  const keyed = (key: (i: number) => string | number, desc: boolean) => {
+    const keys = new Map(indices.map((i) => [i, key(i)]));
+    return indices.sort((a, b) => {
+      const ka = keys.get(a) ?? 0;
+      const kb = keys.get(b) ?? 0;
+      const cmp = ka < kb ? -1 : ka > kb ? 1 : 0;
+      return (desc ? -cmp : cmp) || byEdat(a, b);
+    });
+  };
+  if (sort === "pub_date" || sort === "pub_date_desc") {
+    return keyed((i) => pubDateDay(corpus.citationAt(i).pubDate), true);
+  }
+  if (sort === "author" || sort === "first_author") {
+    return keyed((i) => corpus.citationAt(i).firstAuthor.lastName.toLowerCase(), false);
+  }
+  if (sort === "journalname" || sort === "journal") {
+    return keyed((i) => corpus.citationAt(i).journal.title.toLowerCase(), false);
+  }
+  return indices.sort(byEdat);
+}
+
+export function runSearch(corpus: SynthCorpus, spec: SearchSpec): SearchResult {
+  let query = spec.term.trim();
+  let pubTypes: string[] = [];
+  const filtered = PUBTYPE_FILTER.exec(query);
+  if (filtered) {
+    query = filtered[1] ?? "";
+    pubTypes = [...(filtered[2] ?? "").matchAll(/"([^"]+)"/g)].map((m) =>
+      (m[1] ?? "").toLowerCase(),
+    );
+  }
+  const found = corpus.indicesFor(query);
+  let indices = found;
+  if (spec.hasDates) {
+    indices = indices.filter((i) => {
+      const d = dateOf(corpus, i, spec.datetype);
+      return d >= spec.from && d <= spec.to;
+    });
+  }
+  if (pubTypes.length > 0) {
+    indices = indices.filter((i) =>
+      corpus.recordAt(i).publicationTypes.some((t) => pubTypes.includes(t.name.toLowerCase())),
+    );
+  }
+  let translation = `"${query.toLowerCase()}"[All Fields]`;
+  if (pubTypes.length > 0)
+    translation = `(${translation}) AND (${pubTypes.map((t) => `"${t}"[Publication Type]`).join(" OR ")})`;
+  if (spec.hasDates) {
+    const lo = spec.from === -Infinity ? "1000/01/01" : slashDate(spec.from);
+    const hi = spec.to === Infinity ? "3000/12/31" : slashDate(spec.to);
+    translation += ` AND ${lo}:${hi}[${DATE_FIELD[spec.datetype]}]`;
+  }
+  return {
+    pmids: order(corpus, indices, spec.sort).map((i) => corpus.pmidOf(i)),
+    termUnknown: found.length === 0,
+    queryTranslation: translation,
+  };
+}
+
+/** The history server: WebEnv → its result sets, query_key counting from 1. */
+export class SynthHistory {
+  private readonly envs = new Map<string, string[][]>();
+  private created = 0;
+
+  constructor(private readonly seed: number) {}
+
+  store(pmids: string[], webEnv?: string): { webEnv: string; queryKey: string } {
+    let env = webEnv;
+    if (env === undefined || !this.envs.has(env)) {
+      const n = this.created++;
+      const hex = [1, 2, 3].map((k) => mix(this.seed, n, k).toString(16).padStart(8, "0")).join("");
+      env = `MCID_${hex}`;
+      this.envs.set(env, []);
+    }
+    const sets = this.envs.get(env) ?? [];
+    sets.push(pmids);
+    return { webEnv: env, queryKey: String(sets.length) };
+  }
+
+  get(webEnv: string, queryKey: string): string[] | undefined {
+    return this.envs.get(webEnv)?.[Number(queryKey) - 1];
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * A synthetic NCBI: turns an E-utilities request (utility + merged query/form parameters) into
+ * the reply NCBI would send, from a SynthCorpus. Plug it into the fake E-utilities server as a
+ * route, or into the offline demo. Errors come back the way NCBI sends them — HTTP 200 with an
+ * <ERROR> element — so the client's real error handling is what gets exercised.
+ *
+ *   const fake = await startFakeEutils({ routes: [synthHandler(demoCorpus())] });
+ */
+import { CitationIndex, espellReply } from "./synth-citmatch.js";
+import { PUBMED_REACH, REACH_ERROR, SynthHistory, runSearch, searchSpec } from "./synth-esearch.js";
+import { medlineText } from "./synth-medline.js";
+import {
+  type ELinkSet,
+  einfoXml,
+  elinkXml,
+  entrezErrorXml,
+  esearchXml,
+  esummaryXml,
+} from "./synth-replies.js";
+import { articleSetXml } from "./synth-xml.js";
+import { type SynthCorpus, createSynthCorpus } from "./synth.js";
+
+export interface SynthRequest {
+  /** "esearch", "efetch", … ("esearch.fcgi" is accepted too). */
+  utility: string;
+  params: Record<string, string>;
+}
+
+export interface SynthReply {
+  status?: number;
+  body: string;
+  contentType?: string;
+}
+
+const XML = "text/xml; charset=UTF-8";
+const TEXT = "text/plain; charset=UTF-8";
+const xml = (body: string): SynthReply => ({ body, contentType: XML });
+const text = (body: string): SynthReply => ({ body, contentType: TEXT });
+
+function idList(raw: string | undefined): string[] {
+  return (raw ?? "").split(/[\s,]+/).filter((id) => id !== "");
+}
+
+function int(raw: string | undefined, fallback: number): number {
+  return raw !== undefined && /^\d+$/.test(raw.trim()) ? Number(raw) : fallback;
+}
+
+export function synthHandler(corpus: SynthCorpus): (req: SynthRequest) => SynthReply | undefined {
+  const history = new SynthHistory(corpus.seed);
+  const citations = new CitationIndex(corpus);
+  const now = corpus.now.getTime();
+
+  /** Ids named by `id`, or a page of a stored result set (capped at PubMed's reach). */
+  const target = (p: Record<string, string>, root: string): string[] | SynthReply => {
+    if (p.WebEnv && p.query_key) {
+      const stored = history.get(p.WebEnv, p.query_key);
+      if (!stored) return xml(entrezErrorXml(root, `Unable to obtain query #${p.query_key}`));
+      const start = int(p.retstart, 0);
+      if (start > PUBMED_REACH - 1 && stored.length > PUBMED_REACH)
+        return xml(entrezErrorXml(root, REACH_ERROR));
+      const end = Math.min(start + int(p.retmax, PUBMED_REACH), PUBMED_REACH);
+      return stored.slice(start, Math.max(start, end));
+    }
+    const ids = idList(p.id);
+    if (ids.length === 0) {
+      const message =
+        root === "eSummaryResult"
+          ? "Neither query_key nor id specified"
+          : "Empty id list - nothing todo";
+      return xml(entrezErrorXml(root, message));
+    }
+    return ids;
+  };
+
+  const badDb = (p: Record<string, string>, root: string, name = "db"): SynthReply | undefined => {
+    const db = p[name];
+    return db !== undefined && db !== "" && db.toLowerCase() !== "pubmed"
+      ? xml(entrezErrorXml(root, `Invalid db name specified: ${db}`))
+      : undefined;
+  };
+
+  const esearch = (p: Record<string, string>): SynthReply => {
+    const root = "eSearchResult";
+    const refused = badDb(p, root);
+    if (refused) return refused;
+    if (!p.term?.trim())
+      return xml(entrezErrorXml(root, "Empty term and query_key - nothing todo"));
+    const spec = searchSpec(p, now);
+    if (typeof spec === "string") return xml(entrezErrorXml(root, spec));
+    const found = runSearch(corpus, spec);
+    const count = found.pmids.length;
+    const kept =
+      p.usehistory === "y" ? history.store(found.pmids, p.WebEnv || undefined) : undefined;
+    if (p.rettype === "count")
+      return xml(
+        esearchXml({ count, retStart: 0, ids: [], queryTranslation: "", countOnly: true }),
+      );
+    const retStart = int(p.retstart, 0);
+    if (retStart > PUBMED_REACH - 1 && count > PUBMED_REACH)
+      return xml(entrezErrorXml(root, REACH_ERROR));
+    const retMax = int(p.retmax, 20);
+    const end = Math.min(retStart + retMax, PUBMED_REACH);
+    const ids = found.pmids.slice(retStart, Math.max(retStart, end));
+    const clamped = retStart + retMax > PUBMED_REACH && count > end;
+    return xml(
+      esearchXml({
+        count,
+        retStart,
+        ids,
+        queryTranslation: found.queryTranslation,
+        ...kept,
+        phrasesNotFound: found.termUnknown ? [p.term.trim()] : [],
+        outputMessages: [
+          ...(found.termUnknown ? ["No items found."] : []),
+          ...(clamped
+            ? [`Restrictions achieved. start and count adjusted to ${retStart}, ${ids.length}`]
+            : []),
+        ],
+      }),
+    );
+  };
+
+  const efetch = (p: Record<string, string>): SynthReply => {
+    const root = "eFetchResult";
+    const refused = badDb(p, root);
+    if (refused) return refused;
+    const ids = target(p, root);
+    if (!Array.isArray(ids)) return ids;
+    const rettype = (p.rettype ?? "").toLowerCase();
+    if (rettype === "uilist")
+      return text(
+        ids
+          .filter((id) => corpus.has(id))
+          .map((id) => `${id}\n`)
+          .join(""),
+      );
+    const records = corpus.records(ids);
+    if (rettype === "medline" || (p.retmode ?? "").toLowerCase() === "text")
+      return text(medlineText(records));
+    return xml(articleSetXml(records));
+  };
+
+  const esummary = (p: Record<string, string>): SynthReply => {
+    const root = "eSummaryResult";
+    const refused = badDb(p, root);
+    if (refused) return refused;
+    const ids = target(p, root);
+    if (!Array.isArray(ids)) return ids;
+    return xml(esummaryXml(ids.map((id) => corpus.record(id) ?? id)));
+  };
+
+  const elink = (p: Record<string, string>): SynthReply => {
+    const root = "eLinkResult";
+    const refused = badDb(p, root, "dbfrom") ?? badDb(p, root);
+    if (refused) return refused;
+    const ids = idList(p.id);
+    if (ids.length === 0) return xml(entrezErrorXml(root, "Empty id list - nothing todo"));
+    const known = ids.filter((id) => corpus.has(id));
+    const scored = (p.cmd ?? "").toLowerCase() === "neighbor_score";
+    const wanted = p.linkname
+      ? [p.linkname]
+      : ["pubmed_pubmed", "pubmed_pubmed_citedin", "pubmed_pubmed_refs"];
+    const linkSets: ELinkSet[] = wanted.map((linkName) => {
+      if (linkName === "pubmed_pubmed") {
+        const best = new Map<string, number>();
+        for (const id of known) {
+          for (const n of corpus.neighboursOf(id))
+            best.set(n.pmid, Math.max(best.get(n.pmid) ?? 0, n.score));
+        }
+        const links = [...best].sort((a, b) => b[1] - a[1] || Number(a[0]) - Number(b[0]));
+        return { linkName, links: links.map(([id, score]) => (scored ? { id, score } : { id })) };
+      }
+      const pick = linkName === "pubmed_pubmed_citedin" ? corpus.citedByOf : corpus.referencesOf;
+      const links = [...new Set(known.flatMap((id) => pick.call(corpus, id)))];
+      return { linkName, links: links.map((id) => ({ id })) };
+    });
+    return xml(elinkXml({ dbFrom: "pubmed", ids, linkSets }));
+  };
+
+  const utilities: Record<string, (p: Record<string, string>) => SynthReply> = {
+    esearch,
+    efetch,
+    esummary,
+    elink,
+    espell: (p) => badDb(p, "eSpellResult") ?? xml(espellReply(p.term ?? "")),
+    ecitmatch: (p) => text(citations.reply(p.bdata ?? "")),
+    einfo: (p) =>
+      badDb(p, "eInfoResult") ??
+      xml(einfoXml(p.db ? { count: corpus.size, lastUpdate: corpus.now } : null)),
+  };
+
+  return (req) => {
+    const name = req.utility
+      .replace(/^.*\//, "")
+      .replace(/\.fcgi$/, "")
+      .toLowerCase();
+    const run = Object.hasOwn(utilities, name) ? utilities[name] : undefined;
+    return run ? run(req.params) : undefined;
+  };
+}
+
+/** The offline demo's corpus: three topics, 220 records, Entrez dates 2019–2025. */
+export const DEMO_TERMS = [
+  { term: "metformin aging", count: 60, edatFrom: "2019-01-01", edatTo: "2025-12-31" },
+  { term: "crispr therapy", count: 40, edatFrom: "2019-01-01", edatTo: "2025-12-31" },
+  { term: "long covid", count: 120, edatFrom: "2020-09-01", edatTo: "2025-12-31" },
+] as const;
+
+export function demoCorpus(): SynthCorpus {
+  return createSynthCorpus({
+    seed: 20_250_101,
+    terms: DEMO_TERMS.map((t) => ({ ...t })),
+    now: new Date("2026-01-15T12:00:00Z"),
+  });
+}

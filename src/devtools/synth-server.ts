@@ -1,0 +1,84 @@
+/**
+ * The synthetic NCBI behind a real HTTP server on loopback, for the offline demo and benchmarks
+ * (tests use __tests__/helpers/fake-eutils.ts, which adds fault injection). Optional latency and
+ * a request ceiling imitate NCBI: over `maxRps` requests in a sliding second get HTTP 429 with
+ * NCBI's rate-limit body.
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { synthHandler } from "./synth-ncbi.js";
+import type { SynthCorpus } from "./synth.js";
+
+export interface SynthServer {
+  baseUrl: string;
+  /** Requests received (including refused ones). */
+  requests: number;
+  /** Requests refused with 429 for exceeding maxRps. */
+  refused: number;
+  close(): Promise<void>;
+}
+
+export async function startSynthServer(
+  corpus: SynthCorpus,
+  opts: { host?: string; port?: number; latencyMs?: number; maxRps?: number } = {},
+): Promise<SynthServer> {
+  const handle = synthHandler(corpus);
+  const starts: number[] = [];
+  const state = { requests: 0, refused: 0 };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      state.requests++;
+      const url = new URL(req.url ?? "/", "http://localhost");
+      const params = Object.fromEntries(url.searchParams);
+      Object.assign(
+        params,
+        Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString())),
+      );
+      const utility =
+        url.pathname
+          .split("/")
+          .pop()
+          ?.replace(/\.fcgi$/, "") ?? "";
+      const now = Date.now();
+      while (starts.length > 0 && (starts[0] ?? 0) <= now - 1000) starts.shift();
+      starts.push(now);
+      const limited = opts.maxRps !== undefined && starts.length > opts.maxRps;
+      const reply = limited
+        ? {
+            status: 429,
+            body: '{"error":"API rate limit exceeded","count":"11"}',
+            contentType: "application/json",
+          }
+        : (handle({ utility, params }) ?? {
+            status: 404,
+            body: `no such utility: ${utility}`,
+            contentType: "text/plain",
+          });
+      if (limited) state.refused++;
+      setTimeout(() => {
+        res.writeHead(reply.status ?? 200, { "Content-Type": reply.contentType ?? "text/xml" });
+        res.end(reply.body);
+      }, opts.latencyMs ?? 0);
+    });
+  });
+  await new Promise<void>((resolve) =>
+    server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", resolve),
+  );
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/entrez/eutils`,
+    get requests() {
+      return state.requests;
+    },
+    get refused() {
+      return state.refused;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,159 @@
+/**
+ * Opens the metadata store: Postgres when DATABASE_URL is set, otherwise embedded PGlite in the
+ * data directory (held under an exclusive lock file). Both are reached through node-postgres and
+ * Kysely's PostgresDialect, so every repository runs the same SQL on both. Migrations run at open.
+ */
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { Kysely, Migrator, PostgresDialect, sql } from "kysely";
+import type { Extensions } from "@electric-sql/pglite";
+import pg from "pg";
+import { StoreError } from "../errors.js";
+import { log } from "../log.js";
+import { acquireDirLock } from "./file-lock.js";
+import { migrationProvider } from "./migrations/index.js";
+import type { Database } from "./schema.js";
+import { storeCall, toStoreError } from "./store-errors.js";
+
+export interface Store {
+  db: Kysely<Database>;
+  kind: "postgres" | "pglite";
+  /** The pgvector extension is loaded in this database (always on PGlite unless disabled). */
+  hasPgvector: boolean;
+  /** A cheap round trip, for readiness probes. Throws StoreError when the database is unusable. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenStoreOptions {
+  databaseUrl?: string;
+  dataDir: string;
+  /** Load/detect pgvector (default true). False skips it, e.g. when vectors live in Qdrant. */
+  vectorExtension?: boolean;
+}
+
+/** Kept apart from any other application's Kysely migrations in a shared database. */
+const MIGRATION_TABLE = "pubmed_mcp_migration";
+const MIGRATION_LOCK_TABLE = "pubmed_mcp_migration_lock";
+
+export async function openStore(opts: OpenStoreOptions): Promise<Store> {
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts) : openPglite(opts);
+}
+
+async function openPostgres(url: string, opts: OpenStoreOptions): Promise<Store> {
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 10_000 });
+  // An idle client losing its server must not crash the process; the next query reports it.
+  pool.on("error", (err) => log.warn("postgres idle client error", { message: err.message }));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    await storeCall("connecting to the database in DATABASE_URL", () => sql`select 1`.execute(db));
+    await migrate(db);
+    const hasPgvector = opts.vectorExtension === false ? false : await ensurePgvector(db);
+    return makeStore(db, "postgres", hasPgvector, async () => {});
+  } catch (err) {
+    await db.destroy().catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * pgvector is optional on a server Postgres (the CI server has none): use it when installed or
+ * installable, otherwise report false so the caller can pick another vector store.
+ */
+async function ensurePgvector(db: Kysely<Database>): Promise<boolean> {
+  const { rows } = await storeCall("checking for the pgvector extension", () =>
+    sql<{
+      installed: string | null;
+    }>`select installed_version as installed from pg_available_extensions where name = 'vector'`.execute(
+      db,
+    ),
+  );
+  const row = rows[0];
+  if (!row) return false;
+  if (row.installed) return true;
+  try {
+    await sql`create extension if not exists vector`.execute(db);
+    return true;
+  } catch (err) {
+    log.warn("pgvector is available but could not be created; continuing without it", {
+      message: err instanceof Error ? err.message : String(err),
+    });
+    return false;
+  }
+}
+
+async function openPglite(opts: OpenStoreOptions): Promise<Store> {
+  await mkdir(opts.dataDir, { recursive: true }).catch((err: unknown) => {
+    throw new StoreError(
+      `Cannot create the embedded store directory ${opts.dataDir} (${(err as NodeJS.ErrnoException).code ?? "error"}). ` +
+        "Point PUBMED_MCP_DATA_DIR at a writable directory, or set DATABASE_URL.",
+    );
+  });
+  const lock = await acquireDirLock(opts.dataDir);
+  let closeDb: (() => Promise<void>) | undefined;
+  try {
+    const withVector = opts.vectorExtension !== false;
+    // Imported lazily: the WASM build is only needed without DATABASE_URL.
+    const { PGlite } = await import("@electric-sql/pglite");
+    const { createPgConfig } = await import("@electric-sql/pglite/node-postgres");
+    const extensions: Extensions = withVector
+      ? { vector: (await import("@electric-sql/pglite-pgvector")).vector }
+      : {};
+    const pglite = await PGlite.create({ dataDir: join(opts.dataDir, "pgdata"), extensions });
+    // One PGlite instance is one session: a pool of exactly one client that is never ended
+    // (ending it would end the shared connection object).
+    const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, idleTimeoutMillis: 0 });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    closeDb = async () => {
+      await db.destroy().catch(() => undefined);
+      await pglite.close().catch(() => undefined);
+    };
+    if (withVector) await sql`create extension if not exists vector`.execute(db);
+    await migrate(db);
+    return makeStore(db, "pglite", withVector, async () => {
+      await closeDb?.();
+      await lock.release();
+    });
+  } catch (err) {
+    await closeDb?.();
+    await lock.release();
+    throw toStoreError(err, `opening the embedded store at ${opts.dataDir}`);
+  }
+}
+
+async function migrate(db: Kysely<Database>): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: migrationProvider,
+    migrationTableName: MIGRATION_TABLE,
+    migrationLockTableName: MIGRATION_LOCK_TABLE,
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  for (const r of results ?? []) {
+    if (r.status === "Success") log.info("applied store migration", { migration: r.migrationName });
+  }
+  if (error) throw toStoreError(error, "applying the database migrations");
+}
+
+function makeStore(
+  db: Kysely<Database>,
+  kind: Store["kind"],
+  hasPgvector: boolean,
+  onClose: () => Promise<void>,
+): Store {
+  let closed: Promise<void> | undefined;
+  return {
+    db,
+    kind,
+    hasPgvector,
+    ping: () =>
+      storeCall("checking the connection", async () => void (await sql`select 1`.execute(db))),
+    close: () => {
+      closed ??= (async () => {
+        if (kind === "postgres") await db.destroy();
+        await onClose();
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,286 @@
+/**
+ * Documents and their chunks. A document's `version` starts at 1 and increases when its content
+ * hash changes or its last-revision date (LR) advances (CONTRACTS §4); otherwise a re-sync writes
+ * nothing. `indexed_version` records the version last fully indexed into the vector store.
+ */
+import { sql, type Kysely, type Selectable } from "kysely";
+import type { Article } from "../eutils/types.js";
+import type { Database, DocumentsTable } from "./schema.js";
+import { storeCall } from "./store-errors.js";
+import { inTransaction } from "./tx.js";
+
+export interface Quality {
+  design: number;
+  recency: number;
+  journal: number;
+  human: number;
+  total: number;
+}
+
+/** Everything the caller computes from an Article (src/corpus/document.ts builds it). */
+export interface DocumentInput {
+  pmid: string;
+  title: string;
+  abstract: string;
+  journal: string | null;
+  journalIso: string | null;
+  issn: string | null;
+  eissn: string | null;
+  nlmId: string | null;
+  doi: string | null;
+  pmcid: string | null;
+  pubTypes: string[];
+  /** MeSH descriptor names. */
+  mesh: string[];
+  citationSubsets: string[];
+  languages: string[];
+  pdat: string | null;
+  pdatYear: number | null;
+  /** ISO-8601 UTC. */
+  edat: string | null;
+  /** ISO-8601 UTC. */
+  lr: string | null;
+  isRetracted: boolean;
+  quality: Quality;
+  record: Article;
+  contentHash: string;
+}
+
+export interface StoredDocument extends DocumentInput {
+  version: number;
+  indexedVersion: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type UpsertOutcome = "inserted" | "updated" | "skipped";
+
+export interface UpsertResult {
+  pmid: string;
+  outcome: UpsertOutcome;
+  version: number;
+}
+
+export {
+  countChunks,
+  getChunks,
+  getDocumentChunks,
+  replaceChunks,
+  rowToChunk,
+  type ChunkInput,
+  type StoredChunk,
+} from "./chunks.js";
+
+type Db = Kysely<Database>;
+
+/** 25 bound parameters per document row: 500 rows stay far below Postgres's 65,535 limit. */
+const ROWS_PER_STATEMENT = 500;
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+export function rowToDocument(r: Selectable<DocumentsTable>): StoredDocument {
+  return {
+    pmid: r.pmid,
+    title: r.title,
+    abstract: r.abstract,
+    journal: r.journal,
+    journalIso: r.journal_iso,
+    issn: r.issn,
+    eissn: r.eissn,
+    nlmId: r.nlm_id,
+    doi: r.doi,
+    pmcid: r.pmcid,
+    pubTypes: r.pub_types,
+    mesh: r.mesh,
+    citationSubsets: r.citation_subsets,
+    languages: r.languages,
+    pdat: r.pdat,
+    pdatYear: r.pdat_year,
+    edat: iso(r.edat),
+    lr: iso(r.lr),
+    isRetracted: r.is_retracted,
+    quality: {
+      design: r.quality_design,
+      recency: r.quality_recency,
+      journal: r.quality_journal,
+      human: r.quality_human,
+      total: r.quality_total,
+    },
+    record: r.record,
+    contentHash: r.content_hash,
+    version: r.version,
+    indexedVersion: r.indexed_version,
+    createdAt: r.created_at.toISOString(),
+    updatedAt: r.updated_at.toISOString(),
+  };
+}
+
+function documentToRow(d: DocumentInput) {
+  return {
+    pmid: d.pmid,
+    title: d.title,
+    abstract: d.abstract,
+    journal: d.journal,
+    journal_iso: d.journalIso,
+    issn: d.issn,
+    eissn: d.eissn,
+    nlm_id: d.nlmId,
+    doi: d.doi,
+    pmcid: d.pmcid,
+    pub_types: JSON.stringify(d.pubTypes),
+    mesh: JSON.stringify(d.mesh),
+    citation_subsets: JSON.stringify(d.citationSubsets),
+    languages: JSON.stringify(d.languages),
+    pdat: d.pdat,
+    pdat_year: d.pdatYear,
+    edat: d.edat,
+    lr: d.lr,
+    is_retracted: d.isRetracted,
+    quality_design: d.quality.design,
+    quality_recency: d.quality.recency,
+    quality_journal: d.quality.journal,
+    quality_human: d.quality.human,
+    quality_total: d.quality.total,
+    record: JSON.stringify(d.record),
+    content_hash: d.contentHash,
+  };
+}
+
+/**
+ * Inserts new documents and updates changed ones in one transaction. Unchanged documents (same
+ * hash, LR not later than stored) are skipped without a write. One result per distinct pmid, in
+ * input order; for a pmid given twice the last occurrence wins.
+ */
+export async function upsertDocuments(db: Db, docs: DocumentInput[]): Promise<UpsertResult[]> {
+  const byPmid = new Map(docs.map((d) => [d.pmid, d]));
+  if (byPmid.size === 0) return [];
+  const unique = [...byPmid.values()];
+  return storeCall("saving documents", () =>
+    inTransaction(db, async (trx) => {
+      const written = new Map<string, number>();
+      for (let i = 0; i < unique.length; i += ROWS_PER_STATEMENT) {
+        const rows = unique.slice(i, i + ROWS_PER_STATEMENT).map(documentToRow);
+        // An update overwrites the content columns; version, indexed_version, created_at stay.
+        const content = Object.keys(rows[0] ?? {}).filter((c) => c !== "pmid");
+        const returned = await trx
+          .insertInto("documents")
+          .values(rows)
+          .onConflict((oc) =>
+            oc
+              .column("pmid")
+              .doUpdateSet({
+                ...Object.fromEntries(content.map((c) => [c, sql.ref(`excluded.${c}`)])),
+                version: sql<number>`documents.version + 1`,
+                updated_at: sql<Date>`now()`,
+              })
+              // The versioning rule; when false Postgres writes nothing and returns no row.
+              .where(
+                sql<boolean>`documents.content_hash <> excluded.content_hash
+                  or (excluded.lr is not null and (documents.lr is null or excluded.lr > documents.lr))`,
+              ),
+          )
+          .returning(["pmid", "version"])
+          .execute();
+        for (const r of returned) written.set(r.pmid, r.version);
+      }
+      const skipped = unique.map((d) => d.pmid).filter((p) => !written.has(p));
+      const kept = new Map<string, number>();
+      if (skipped.length > 0) {
+        const rows = await trx
+          .selectFrom("documents")
+          .select(["pmid", "version"])
+          .where("pmid", "in", skipped)
+          .execute();
+        for (const r of rows) kept.set(r.pmid, r.version);
+      }
+      return unique.map(({ pmid }): UpsertResult => {
+        const v = written.get(pmid);
+        // An insert always yields version 1 and an update always more, so 1 means inserted.
+        if (v !== undefined) return { pmid, outcome: v === 1 ? "inserted" : "updated", version: v };
+        return { pmid, outcome: "skipped", version: kept.get(pmid) ?? 0 };
+      });
+    }),
+  );
+}
+
+export async function getDocument(db: Db, pmid: string): Promise<StoredDocument | null> {
+  const row = await storeCall("reading a document", () =>
+    db.selectFrom("documents").selectAll().where("pmid", "=", pmid).executeTakeFirst(),
+  );
+  return row ? rowToDocument(row) : null;
+}
+
+/** Stored documents among `pmids`, in the order asked; unknown pmids are left out. */
+export async function getDocuments(db: Db, pmids: string[]): Promise<StoredDocument[]> {
+  if (pmids.length === 0) return [];
+  const rows = await storeCall("reading documents", () =>
+    db.selectFrom("documents").selectAll().where("pmid", "in", pmids).execute(),
+  );
+  const byPmid = new Map(rows.map((r) => [r.pmid, rowToDocument(r)]));
+  return pmids.flatMap((p) => byPmid.get(p) ?? []);
+}
+
+/** Documents whose current version is not yet indexed, oldest change first. */
+export async function listUnindexed(
+  db: Db,
+  limit: number,
+): Promise<{ pmid: string; version: number }[]> {
+  return storeCall("listing documents to index", () =>
+    db
+      .selectFrom("documents")
+      .select(["pmid", "version"])
+      // Same predicate as documents_unindexed_idx, so the partial index serves it.
+      .where(sql.ref("indexed_version"), "is distinct from", sql.ref("version"))
+      .orderBy("updated_at")
+      .orderBy("pmid")
+      .limit(limit)
+      .execute(),
+  );
+}
+
+/**
+ * Records that these versions are indexed. A document re-versioned meanwhile stays unindexed:
+ * only rows whose version still equals the indexed one are marked. Returns the rows marked.
+ */
+export async function markIndexed(
+  db: Db,
+  items: { pmid: string; version: number }[],
+): Promise<number> {
+  const byVersion = new Map<number, string[]>();
+  for (const { pmid, version } of items) {
+    byVersion.set(version, [...(byVersion.get(version) ?? []), pmid]);
+  }
+  return storeCall("marking documents indexed", () =>
+    inTransaction(db, async (trx) => {
+      let marked = 0;
+      for (const [version, pmids] of byVersion) {
+        const r = await trx
+          .updateTable("documents")
+          .set({ indexed_version: version })
+          .where("pmid", "in", pmids)
+          .where("version", "=", version)
+          .executeTakeFirst();
+        marked += Number(r.numUpdatedRows);
+      }
+      return marked;
+    }),
+  );
+}
+
+export async function countDocuments(db: Db): Promise<number> {
+  const r = await storeCall("counting documents", () =>
+    db
+      .selectFrom("documents")
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .executeTakeFirstOrThrow(),
+  );
+  return Number(r.n);
+}
+
+/** Marks every document unindexed, so the indexer rebuilds all vectors (reindex). */
+export async function markAllUnindexed(db: Db): Promise<number> {
+  const r = await storeCall("marking documents for reindexing", () =>
+    db.updateTable("documents").set({ indexed_version: null }).executeTakeFirst(),
+  );
+  return Number(r.numUpdatedRows);
+}

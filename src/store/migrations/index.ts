@@ -1,0 +1,15 @@
+/**
+ * Every migration, listed statically so the build runs from dist/ without scanning the file
+ * system (Kysely's FileMigrationProvider would need the .ts/.js files at a known path).
+ * Add new files here with a later date prefix; names are executed in sorted order.
+ */
+import type { Migration, MigrationProvider } from "kysely";
+import * as m20261121001 from "./2026_11_21_001_init.js";
+
+export const migrations: Record<string, Migration> = {
+  "2026_11_21_001_init": m20261121001,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: () => Promise.resolve(migrations),
+};
