@@ -3,7 +3,7 @@
  * both Postgres backends, against a synthetic NCBI (project-generated records) behind the fake
  * E-utilities server.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "@jest/globals";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it, jest } from "@jest/globals";
 import { getCorpus } from "../../src/state.js";
 import { listAudit } from "../../src/store/checkpoints.js";
 import { listJobs } from "../../src/store/jobs.js";
@@ -12,6 +12,8 @@ import { synthHandler } from "../../src/devtools/synth-ncbi.js";
 import { backendEnv, describeEachBackend } from "../helpers/db.js";
 import { startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
 import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
+
+jest.setTimeout(120_000);
 
 const TERM = "statin myopathy";
 const NOW = new Date("2025-06-30T12:00:00Z");

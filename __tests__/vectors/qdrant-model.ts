@@ -1,0 +1,151 @@
+/**
+ * The data model and search semantics of the Qdrant test double (__tests__/helpers/fake-qdrant.ts),
+ * following Qdrant's documentation: cosine vectors are normalised on upsert, so a dense score is a
+ * dot product with the normalised query; a sparse score is the dot product over shared indices,
+ * each query value first multiplied by ln((N − df + 0.5)/(df + 0.5) + 1) when the sparse vector
+ * has `modifier: "idf"` (N = points in the collection, df = points holding the index); points
+ * with no shared index are not returned.
+ */
+export type Sparse = { indices: number[]; values: number[] };
+type Filter = { must?: unknown; must_not?: unknown; should?: unknown };
+
+export interface Point {
+  id: string | number;
+  vectors: Record<string, number[] | Sparse>;
+  payload: Record<string, unknown>;
+  version: number;
+}
+
+export interface Collection {
+  dense: Record<string, { size: number; distance: string }>;
+  sparse: Record<string, { modifier?: string }>;
+  payloadSchema: Record<string, string>;
+  points: Map<string, Point>;
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Something the double does not implement: answered 501 and recorded, never faked. */
+export class Unsupported extends HttpError {
+  constructor(readonly what: string) {
+    super(501, `fake-qdrant does not implement ${what}`);
+  }
+}
+
+function matches(p: Point, cond: unknown): boolean {
+  const c = cond as { key?: string; match?: { value?: unknown; any?: unknown[] } };
+  if (c.key === undefined || !c.match) throw new Unsupported(`condition ${JSON.stringify(cond)}`);
+  const v = p.payload[c.key];
+  if ("value" in c.match) return v === c.match.value;
+  if (Array.isArray(c.match.any)) return c.match.any.includes(v);
+  throw new Unsupported(`match ${JSON.stringify(c.match)}`);
+}
+
+const list = (x: unknown): unknown[] => (x == null ? [] : Array.isArray(x) ? x : [x]);
+
+export function passes(p: Point, f: Filter | null | undefined): boolean {
+  if (!f) return true;
+  const should = list(f.should);
+  return (
+    list(f.must).every((c) => matches(p, c)) &&
+    !list(f.must_not).some((c) => matches(p, c)) &&
+    (should.length === 0 || should.some((c) => matches(p, c)))
+  );
+}
+
+export function unit(v: number[]): number[] {
+  const n = Math.sqrt(v.reduce((s, x) => s + x * x, 0)) || 1;
+  return v.map((x) => x / n);
+}
+
+const idf = (N: number, df: number) => Math.log((N - df + 0.5) / (df + 0.5) + 1);
+
+function sparseScores(c: Collection, using: string, q: Sparse, candidates: Point[]) {
+  const weights = new Map(q.indices.map((i, k) => [i, q.values[k]!]));
+  if (c.sparse[using]!.modifier === "idf") {
+    const all = [...c.points.values()];
+    for (const i of q.indices) {
+      const df = all.filter((p) => (p.vectors[using] as Sparse | undefined)?.indices.includes(i));
+      weights.set(i, weights.get(i)! * idf(all.length, df.length));
+    }
+  }
+  return candidates.flatMap((p): [Point, number][] => {
+    const v = p.vectors[using] as Sparse | undefined;
+    let score = 0;
+    let hit = false;
+    v?.indices.forEach((i, k) => {
+      const w = weights.get(i);
+      if (w === undefined) return;
+      score += w * v.values[k]!;
+      hit = true;
+    });
+    return hit ? [[p, score]] : [];
+  });
+}
+
+/** POST /collections/{name}/points/query, for nearest-neighbour queries. */
+export function query(c: Collection, body: Record<string, unknown>) {
+  const using = typeof body.using === "string" ? body.using : "";
+  const raw = body.query as unknown;
+  const q = raw && typeof raw === "object" && "nearest" in raw ? raw.nearest : raw;
+  const candidates = [...c.points.values()].filter((p) => passes(p, body.filter as Filter));
+  let scored: [Point, number][];
+  const dense = c.dense[using];
+  if (dense && Array.isArray(q)) {
+    if (q.length !== dense.size) throw new HttpError(400, "Wrong input: Vector dimension error");
+    const uq = unit(q as number[]);
+    scored = candidates.map((p) => [
+      p,
+      (p.vectors[using] as number[]).reduce((s, x, i) => s + x * uq[i]!, 0),
+    ]);
+  } else if (c.sparse[using] && q && typeof q === "object" && "indices" in q) {
+    scored = sparseScores(c, using, q as Sparse, candidates);
+  } else {
+    throw new Unsupported(`query ${JSON.stringify(raw).slice(0, 80)} using "${using}"`);
+  }
+  scored.sort((a, b) => b[1] - a[1] || String(a[0].id).localeCompare(String(b[0].id)));
+  const limit = typeof body.limit === "number" ? body.limit : 10;
+  return {
+    points: scored.slice(0, limit).map(([p, score]) => ({
+      id: p.id,
+      version: p.version,
+      score,
+      ...(body.with_payload === true ? { payload: p.payload } : {}),
+    })),
+  };
+}
+
+/** GET /collections/{name}: a CollectionInfo with the fields the spec requires. */
+export function collectionInfo(c: Collection) {
+  const n = c.points.size;
+  return {
+    status: "green",
+    optimizer_status: "ok",
+    segments_count: 1,
+    points_count: n,
+    indexed_vectors_count: 0,
+    payload_schema: Object.fromEntries(
+      Object.entries(c.payloadSchema).map(([k, t]) => [k, { data_type: t, points: n }]),
+    ),
+    config: {
+      params: {
+        vectors: "" in c.dense ? c.dense[""] : c.dense,
+        sparse_vectors: c.sparse,
+        shard_number: 1,
+        replication_factor: 1,
+        write_consistency_factor: 1,
+        on_disk_payload: true,
+      },
+      hnsw_config: { m: 16, ef_construct: 100, full_scan_threshold: 10000 },
+      optimizer_config: { default_segment_number: 0, flush_interval_sec: 5 },
+      wal_config: { wal_capacity_mb: 32, wal_segments_ahead: 0 },
+    },
+  };
+}

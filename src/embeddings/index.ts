@@ -1,0 +1,28 @@
+/**
+ * Picks the embedder the configuration asks for (CONTRACTS §2: `cohere` when COHERE_API_KEY is
+ * set, else the offline `hash`). Nothing here touches the network; call `health()` before first
+ * use — for a Cohere model outside the known table it also learns the vector size.
+ */
+import type { Config } from "../config.js";
+import { EmbeddingsError } from "../errors.js";
+import { CohereEmbedder } from "./cohere.js";
+import type { Embedder } from "./embedder.js";
+import { HashEmbedder } from "./hash.js";
+
+export type { Embedder } from "./embedder.js";
+export { CohereEmbedder } from "./cohere.js";
+export { HashEmbedder, hashEmbed, HASH_DIMENSION, HASH_MODEL } from "./hash.js";
+
+export function createEmbedder(cfg: Config["embeddings"]): Embedder {
+  if (cfg.provider === "hash") return new HashEmbedder();
+  if (!cfg.cohereApiKey) {
+    throw new EmbeddingsError(
+      "EMBEDDINGS_PROVIDER=cohere needs COHERE_API_KEY; set it, or use EMBEDDINGS_PROVIDER=hash.",
+    );
+  }
+  return new CohereEmbedder({
+    apiKey: cfg.cohereApiKey,
+    baseUrl: cfg.cohereBaseUrl,
+    model: cfg.cohereModel,
+  });
+}

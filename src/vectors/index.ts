@@ -1,0 +1,43 @@
+/**
+ * Picks the vector store the configuration asks for (CONTRACTS §2: Qdrant when QDRANT_URL is
+ * set, else pgvector inside the metadata database). No I/O here; the caller runs ensure().
+ */
+import type { Kysely } from "kysely";
+import type { Config } from "../config.js";
+import { VectorStoreError } from "../errors.js";
+import { log } from "../log.js";
+import { PgVectorStore } from "./pgvector.js";
+import { QdrantVectorStore } from "./qdrant.js";
+import type { VectorStore } from "./vector-store.js";
+
+export type { ChunkPayload, ChunkPoint, Hit, SearchOptions, VectorStore } from "./vector-store.js";
+export { PgVectorStore } from "./pgvector.js";
+export { QdrantVectorStore } from "./qdrant.js";
+
+/** The part of the metadata store the pgvector adapter needs. */
+export interface VectorHost {
+  db: Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- any store schema
+  hasPgvector: boolean;
+}
+
+export function createVectorStore(
+  config: Pick<Config, "vectorStore" | "qdrant">,
+  host: VectorHost,
+): VectorStore {
+  if (config.vectorStore === "qdrant") {
+    if (!config.qdrant.url) {
+      throw new VectorStoreError("VECTOR_STORE=qdrant needs QDRANT_URL.");
+    }
+    return new QdrantVectorStore({
+      url: config.qdrant.url,
+      apiKey: config.qdrant.apiKey,
+      collection: config.qdrant.collection,
+    });
+  }
+  if (!host.hasPgvector) {
+    log.warn(
+      "the pgvector extension is not installed in this database: dense search falls back to exact brute force (fine for small corpora; install pgvector or use Qdrant for large ones)",
+    );
+  }
+  return new PgVectorStore(host.db, host.hasPgvector);
+}

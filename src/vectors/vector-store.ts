@@ -1,0 +1,61 @@
+/**
+ * Where chunk vectors live: Qdrant for deployments, pgvector (or its exact real[] fallback) in the
+ * metadata Postgres for the zero-set-up default. Both adapters store a dense vector and the BM25
+ * sparse vector of src/corpus/bm25.ts per chunk and score them identically:
+ * dense = cosine similarity (higher is better), sparse = Σ idf(N, df)·weight over the query terms.
+ */
+import type { SparseVector } from "../corpus/bm25.js";
+
+export interface ChunkPayload {
+  title: string;
+  text: string;
+  /** The document's quality total (0–9). */
+  quality: number;
+  retracted: boolean;
+  pdatYear: number | null;
+  /** The document version these vectors were made from. */
+  version: number;
+}
+
+export interface ChunkPoint {
+  /** uuid5(namespace, "<pmid>:<chunkId>"), stable across re-syncs. */
+  id: string;
+  pmid: string;
+  chunkId: string;
+  dense: number[];
+  sparse: SparseVector;
+  payload: ChunkPayload;
+}
+
+export interface Hit {
+  id: string;
+  pmid: string;
+  score: number;
+  payload?: ChunkPayload;
+}
+
+export interface SearchOptions {
+  /** Leave out chunks of retracted papers. */
+  excludeRetracted?: boolean;
+}
+
+export interface VectorStore {
+  readonly kind: "qdrant" | "pgvector";
+  /** Creates the collection/tables for vectors of this size; fails if they exist with another. */
+  ensure(dimension: number): Promise<void>;
+  /** Drops every stored vector and recreates the store for this size (reindex). */
+  reset(dimension: number): Promise<void>;
+  /** Inserts or replaces points by id. */
+  upsert(points: ChunkPoint[], signal?: AbortSignal): Promise<void>;
+  /** Removes every chunk of these documents. */
+  deletePmids(pmids: string[]): Promise<void>;
+  searchDense(vector: number[], limit: number, opts?: SearchOptions): Promise<Hit[]>;
+  searchSparse(query: SparseVector, limit: number, opts?: SearchOptions): Promise<Hit[]>;
+  /** Number of stored chunks. */
+  count(): Promise<number>;
+  /** Resolves when the store answers; throws VectorStoreError otherwise. */
+  health(): Promise<void>;
+  /** Builds what is cheaper to build once after a bulk load (pgvector's HNSW index). */
+  finishBulkLoad?(): Promise<void>;
+  close(): Promise<void>;
+}
