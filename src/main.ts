@@ -3,35 +3,55 @@
  * Entry point: `pubmed-mcp [serve [--http]]`. Loads the configuration (exit 1 listing every
  * problem), initialises state once, then serves over stdio (default) or HTTP.
  */
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
+import { startHttpServer } from "./http/server.js";
 import { log } from "./log.js";
-import { createServer } from "./server.js";
-import { closeState, initState } from "./state.js";
+import { createSession } from "./server.js";
+import { closeState, getCorpus, initState } from "./state.js";
 
 const USAGE = `Usage:
   pubmed-mcp                 serve MCP over stdio (same as \`pubmed-mcp serve\`)
-  pubmed-mcp serve [--http]  serve over stdio, or Streamable HTTP with --http (or MCP_TRANSPORT=http)
+  pubmed-mcp serve [--http]  serve over stdio, or HTTP with --http (or MCP_TRANSPORT=http):
+                             Streamable HTTP at /mcp, SSE at /sse, /health, /readyz
   pubmed-mcp --help          this text
 Configuration is read from the environment; see README.md.`;
 
+/** stdio: one session for the life of the process; it ends when the client closes stdin. */
+async function serveStdio(stop: () => Promise<void>): Promise<() => Promise<void>> {
+  const session = createSession();
+  await session.connect(new StdioServerTransport());
+  process.stdin.once("end", stop);
+  process.stdin.once("close", stop);
+  log.info("pubmed-mcp serving on stdio");
+  return () => session.close();
+}
+
 async function serve(config: Config): Promise<void> {
   await initState(config);
-  const server = createServer();
-  if (config.transport === "stdio") {
-    await server.start({ transportType: "stdio" });
-    log.info("pubmed-mcp serving on stdio");
-  } else {
-    await server.start({
-      transportType: "httpStream",
-      httpStream: { host: config.http.host, port: config.http.port, endpoint: "/mcp" },
-    });
-    log.info("pubmed-mcp serving over HTTP", { host: config.http.host, port: config.http.port });
-  }
+  let closeTransport = async () => {};
+  let stopping = false;
   const stop = async () => {
-    await server.stop().catch(() => undefined);
+    if (stopping) return;
+    stopping = true;
+    await closeTransport().catch(() => undefined);
     await closeState();
     process.exit(0);
   };
+  if (config.transport === "stdio") {
+    closeTransport = await serveStdio(stop);
+  } else {
+    const http = await startHttpServer(config);
+    closeTransport = http.close;
+    log.info("pubmed-mcp serving over HTTP", { url: http.url, port: http.port });
+    // A deployment serves the corpus, so open its stores now: opening the embedded store keeps
+    // the event loop busy for seconds, which belongs in start-up rather than under traffic.
+    getCorpus().catch((err: unknown) => {
+      log.warn("corpus stores not available yet; /readyz reports them", {
+        error: err instanceof Error ? err.message : String(err),
+      });
+    });
+  }
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
 }
@@ -49,7 +69,7 @@ async function main(argv: string[]): Promise<void> {
   const overrides = rest.includes("--http") ? { MCP_TRANSPORT: "http" } : {};
   let config: Config;
   try {
-    config = loadConfig(process.env, overrides);
+    config = loadConfig(undefined, overrides);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`pubmed-mcp: ${err.message}\n`);

@@ -277,10 +277,17 @@ export async function countDocuments(db: Db): Promise<number> {
   return Number(r.n);
 }
 
-/** Marks every document unindexed, so the indexer rebuilds all vectors (reindex). */
+/**
+ * Marks every document unindexed, so the indexer rebuilds all vectors (reindex, or a vector store
+ * found empty). Returns how many were marked indexed before.
+ */
 export async function markAllUnindexed(db: Db): Promise<number> {
   const r = await storeCall("marking documents for reindexing", () =>
-    db.updateTable("documents").set({ indexed_version: null }).executeTakeFirst(),
+    db
+      .updateTable("documents")
+      .set({ indexed_version: null })
+      .where("indexed_version", "is not", null)
+      .executeTakeFirst(),
   );
   return Number(r.numUpdatedRows);
 }

@@ -1,0 +1,63 @@
+/**
+ * No Docker engine runs in CI, so the image's promises are checked where they are written: the
+ * Dockerfile and docker-compose.yml. The production-install test exercises what they run.
+ */
+import { describe, expect, it } from "@jest/globals";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { REPO_DIR } from "../helpers/shared.js";
+
+const read = (name: string) => readFileSync(join(REPO_DIR, name), "utf8");
+
+/** The text of one top-level service block in docker-compose.yml. */
+function service(compose: string, name: string): string {
+  const start = compose.indexOf(`\n  ${name}:\n`);
+  expect(start).toBeGreaterThan(-1);
+  const rest = compose.slice(start + name.length + 5);
+  const end = rest.search(/\n {2}\S|\n\S/);
+  return end === -1 ? rest : rest.slice(0, end);
+}
+
+describe("Dockerfile", () => {
+  const dockerfile = read("Dockerfile");
+  const runtime = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
+
+  it("is multi-stage and ships production dependencies only", () => {
+    expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
+    expect(dockerfile).toMatch(/npm ci --omit=dev/);
+    expect(runtime).not.toMatch(/npm (ci|install)(?!.*--omit=dev)/);
+    expect(runtime).toMatch(/COPY --from=\S+ .*\/app\/dist/);
+  });
+
+  it("runs as a non-root user over HTTP on 0.0.0.0 with a /health HEALTHCHECK", () => {
+    expect(runtime).toMatch(/^USER (?!root)\S+/m);
+    expect(runtime).toMatch(/MCP_TRANSPORT=http/);
+    expect(runtime).toMatch(/MCP_HTTP_HOST=0\.0\.0\.0/);
+    expect(runtime).toMatch(/^HEALTHCHECK [\s\S]*\/health/m);
+    expect(runtime).toMatch(/^CMD \["node", "dist\/main\.js", "serve", "--http"\]/m);
+  });
+});
+
+describe("docker-compose.yml", () => {
+  const compose = read("docker-compose.yml");
+
+  it("runs the server against Postgres and Qdrant, started healthy first", () => {
+    const server = service(compose, "pubmed-mcp");
+    expect(server).toMatch(/DATABASE_URL: postgres:\/\/\S+@postgres:5432\//);
+    expect(server).toMatch(/QDRANT_URL: http:\/\/qdrant:6333/);
+    expect(server).toMatch(/postgres:\n\s+condition: service_healthy/);
+    expect(server).toMatch(/qdrant:\n\s+condition: service_healthy/);
+    expect(server).toMatch(/MCP_AUTH_TOKEN: \$\{MCP_AUTH_TOKEN:\?/);
+  });
+
+  it("gives every service a volume and a health check", () => {
+    for (const name of ["pubmed-mcp", "postgres", "qdrant"]) {
+      const block = service(compose, name);
+      expect([
+        name,
+        /\n {4}healthcheck:/.test(block),
+        /\n {4}volumes:\n {6}- \S+:\//.test(block),
+      ]).toEqual([name, true, true]);
+    }
+  });
+});

@@ -1,0 +1,40 @@
+/**
+ * A prompt is a plain object (name, description, arguments, build). `build` turns the client's
+ * string arguments into the text of one user message; it throws ValidationError on bad input.
+ */
+import { ValidationError } from "../errors.js";
+
+export interface PromptArgumentDef {
+  name: string;
+  description: string;
+  required?: boolean;
+  enum?: string[];
+}
+
+export interface PromptDef {
+  name: string;
+  description: string;
+  arguments: PromptArgumentDef[];
+  build: (args: Record<string, string | undefined>) => string;
+}
+
+export const definePrompt = (p: PromptDef): PromptDef => p;
+
+/** Empty strings count as absent, as for tools; a required argument must have words. */
+export function arg(args: Record<string, string | undefined>, name: string, required: true): string;
+export function arg(
+  args: Record<string, string | undefined>,
+  name: string,
+  required?: false,
+): string | undefined;
+export function arg(
+  args: Record<string, string | undefined>,
+  name: string,
+  required = false,
+): string | undefined {
+  const value = args[name]?.trim();
+  if (value) return value;
+  if (required)
+    throw new ValidationError(`${name} is required, e.g. a few words or synonyms separated by "|"`);
+  return undefined;
+}

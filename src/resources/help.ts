@@ -1,0 +1,66 @@
+/**
+ * resource://pubmed/help — the manual an agent reads before its first call: what each tool is for
+ * (from the session's own tool list, so read-only mode and new tools show up by themselves),
+ * typical workflows, and the limits that shape good calls.
+ */
+import type { ToolDef } from "../tools/tool.js";
+import { defineResource, type Entry, type ResourceContext } from "./resource.js";
+
+const LIVE_FLOW = `1. **Find** — \`pubmed_search\` with PubMed syntax (\`asthma[mh] AND children[tiab] AND 2020:2025[dp]\`);
+   set \`fetchBriefSummaries\` to skim titles. Nothing found or odd spelling? \`pubmed_spell\` first.
+2. **Read** — \`pubmed_fetch\` with up to 200 PMIDs per call (abstracts, MeSH, authors, DOI).
+3. **Cite** — \`pubmed_cite\` in \`ris\`, \`bibtex\`, \`apa\`, \`mla\`, \`vancouver\` or \`csl_json\`.
+4. **Widen** — \`pubmed_related\` (\`similar\`, \`cited_by\`, \`references\`) from a key paper;
+   \`pubmed_trend\` charts publications per year; \`pubmed_match_citations\` turns a reference list into PMIDs.`;
+
+const CORPUS_FLOW = `1. **Sync** — \`pubmed_sync_delta\` with a stable \`query_key\` and a PubMed \`term\`; call it again later
+   to pick up only what is new (by Entrez date). Large topics take several calls (\`max_records\`).
+2. **Ask** — \`rag_search\` answers from the synced corpus with hybrid retrieval, offline, boosted by
+   evidence quality (\`quality_bias\`).
+3. **Read** — \`rag_get\` with a \`doc_id\` (\`pmid:<digits>\`) from the results; \`corpus_checkpoint_get\`
+   shows how far a query is synced.`;
+
+const LIMITS = `- NCBI allows 3 requests/s without an API key and 10 with one; this server queues every call to
+  stay under the ceiling (see \`resource://pubmed/info\`), so prefer fewer, larger calls.
+- \`pubmed_search\` pages reach at most 10,000 records (\`offset\` ≤ 9,998); sync covers bigger sets.
+- \`pubmed_fetch\` takes 1–200 PMIDs; \`pubmed_cite\` 1–50; \`pubmed_match_citations\` 1–25 citations.
+- Identical live calls are answered from a cache (EInfo and records for a day, searches for an hour).
+- Errors come back as a tool result \`{"error": {"code", "message", "details"}}\` saying how to fix the call.`;
+
+function toolSection(tool: ToolDef): string {
+  const kind = tool.annotations.readOnlyHint ? "read-only" : "writes";
+  return `### \`${tool.name}\` — ${tool.annotations.title} (${kind})\n\n${tool.description}`;
+}
+
+const list = (entries: readonly Entry[]) =>
+  entries.map((e) => `- \`${e.name}\` — ${e.description}`).join("\n");
+
+export function helpMarkdown({ tools, resources, prompts }: ResourceContext): string {
+  const names = new Set(tools.map((t) => t.name));
+  const readOnlyNote = names.has("pubmed_sync_delta")
+    ? ""
+    : "\n\nThis server is read-only: it searches the corpus as synced, and `pubmed_sync_delta` is not offered.";
+  const corpus = names.has("rag_search")
+    ? `## Workflow: local evidence corpus\n\n${CORPUS_FLOW}${readOnlyNote}`
+    : "## Local evidence corpus\n\nThe corpus tools (`pubmed_sync_delta`, `rag_search`, `rag_get`) are not offered by this server.";
+  return [
+    "# pubmed-mcp",
+    "PubMed for agents: live NCBI E-utilities tools, and a local corpus searched offline.",
+    `## Workflow: live PubMed\n\n${LIVE_FLOW}`,
+    corpus,
+    `## Prompts\n\n${list(prompts)}`,
+    `## Resources\n\n${list(resources)}`,
+    `## Limits\n\n${LIMITS}`,
+    `## Tools\n\n${tools.map(toolSection).join("\n\n")}`,
+  ].join("\n\n");
+}
+
+export const helpResource = defineResource({
+  uri: "resource://pubmed/help",
+  name: "help",
+  description:
+    "How to use this server, as markdown: what each tool is for, typical workflows " +
+    "(search → fetch → cite; sync → rag_search → rag_get), prompts, resources and limits.",
+  mimeType: "text/markdown",
+  read: async (ctx) => helpMarkdown(ctx),
+});
