@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 /**
- * Entry point: `pubmed-mcp [serve [--http]]`. Loads the configuration (exit 1 listing every
- * problem), initialises state once, then serves over stdio (default) or HTTP.
+ * Entry point: `pubmed-mcp [serve [--http]]`, and the corpus commands `sync`, `search`, `reindex`.
+ * Loads the configuration (exit 1 listing every problem), initialises state once, then serves
+ * over stdio (default) or HTTP, or runs the command.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { reindexCommand, searchCommand, syncCommand } from "./cli/corpus.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
+import { toEnvelope } from "./errors.js";
 import { startHttpServer } from "./http/server.js";
 import { log } from "./log.js";
 import { createSession } from "./server.js";
@@ -14,6 +17,12 @@ const USAGE = `Usage:
   pubmed-mcp                 serve MCP over stdio (same as \`pubmed-mcp serve\`)
   pubmed-mcp serve [--http]  serve over stdio, or HTTP with --http (or MCP_TRANSPORT=http):
                              Streamable HTTP at /mcp, SSE at /sse, /health, /readyz
+  pubmed-mcp sync --query-key K --term T [--overlap-days N] [--max-records N] [--json]
+                             sync a query into the local corpus (progress bar on a TTY)
+  pubmed-mcp search "…" [--top-k N] [--no-quality-bias] [--json]
+                             search the local corpus
+  pubmed-mcp reindex [--json]
+                             rebuild all vectors with the configured embedder
   pubmed-mcp --help          this text
 Configuration is read from the environment; see README.md.`;
 
@@ -56,13 +65,39 @@ async function serve(config: Config): Promise<void> {
   process.once("SIGTERM", stop);
 }
 
+const COMMANDS: Record<string, (argv: string[]) => Promise<void>> = {
+  sync: syncCommand,
+  search: searchCommand,
+  reindex: reindexCommand,
+};
+
+/** A corpus command: same services as the tools; errors print the envelope's message, exit 1. */
+async function runCommand(
+  config: Config,
+  command: (argv: string[]) => Promise<void>,
+  argv: string[],
+) {
+  await initState(config);
+  let code = 0;
+  try {
+    await command(argv);
+  } catch (err) {
+    const { error } = toEnvelope(err);
+    process.stderr.write(`pubmed-mcp: ${error.code}: ${error.message}\n`);
+    code = 1;
+  }
+  await closeState();
+  process.exit(code);
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command = "serve", ...rest] = argv;
   if (command === "--help" || command === "-h" || command === "help") {
     process.stderr.write(`${USAGE}\n`);
     return;
   }
-  if (command !== "serve") {
+  const corpusCommand = COMMANDS[command];
+  if (command !== "serve" && !corpusCommand) {
     process.stderr.write(`Unknown command "${command}".\n${USAGE}\n`);
     process.exit(2);
   }
@@ -77,7 +112,8 @@ async function main(argv: string[]): Promise<void> {
     }
     throw err;
   }
-  await serve(config);
+  if (corpusCommand) await runCommand(config, corpusCommand, rest);
+  else await serve(config);
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

@@ -49,12 +49,13 @@ describe("resources", () => {
   });
   afterAll(() => h.close());
 
-  it("lists help, info and stats with their media types", async () => {
+  it("lists help, info, stats and corpus with their media types", async () => {
     const { resources } = await h.client.listResources();
     expect(resources.map((r) => [r.uri, r.mimeType])).toEqual([
       ["resource://pubmed/help", "text/markdown"],
       ["resource://pubmed/info", "application/json"],
       ["resource://pubmed/stats", "application/json"],
+      ["resource://pubmed/corpus", "application/json"],
     ]);
     for (const r of resources) expect(r.description?.length).toBeGreaterThan(40);
   });
@@ -135,11 +136,9 @@ describe("resources", () => {
   });
 
   it("unknown URIs fail with -32002 naming the URI and how to get it", async () => {
-    for (const uri of [
-      "resource://pubmed/paper/31452104",
-      "resource://pubmed/nothing",
-      "file:///etc/passwd",
-    ]) {
+    // (An unsynced paper is covered in __tests__/corpus/cli-resources.test.ts: this harness's
+    // DATABASE_URL is deliberately unreachable, so reading a paper is a store failure here.)
+    for (const uri of ["resource://pubmed/nothing", "file:///etc/passwd"]) {
       const err = await readError(h.client, uri);
       expect(err).toBeInstanceOf(McpError);
       expect(err.code).toBe(-32002);

@@ -34,7 +34,10 @@ export async function syncCommand(argv: string[]): Promise<void> {
   if (!queryKey || !term) throw new ValidationError("sync needs --query-key K and --term T");
   const bar =
     process.stderr.isTTY && !values.json
-      ? new SingleBar({ format: "{bar} {value}/{total} records | {message}", stream: process.stderr }, Presets.shades_classic)
+      ? new SingleBar(
+          { format: "{bar} {value}/{total} records | {message}", stream: process.stderr },
+          Presets.shades_classic,
+        )
       : null;
   bar?.start(1, 0, { message: "searching" });
   try {
@@ -76,19 +79,30 @@ export async function searchCommand(argv: string[]): Promise<void> {
     },
   });
   const query = positionals.join(" ").trim();
-  if (!query) throw new ValidationError('search needs a query, e.g. pubmed-mcp search "metformin aging"');
-  const out = await searchCorpus(query, int(values["top-k"], "top-k", 10), !values["no-quality-bias"]);
+  if (!query)
+    throw new ValidationError('search needs a query, e.g. pubmed-mcp search "metformin aging"');
+  const out = await searchCorpus(
+    query,
+    int(values["top-k"], "top-k", 10),
+    !values["no-quality-bias"],
+  );
   print(
     values.json,
     out,
     out.results
-      .map((r, i) => `${i + 1}. ${r.doc_id}  score ${r.score.toFixed(4)}  quality ${r.quality}\n   ${r.title}`)
+      .map(
+        (r, i) =>
+          `${i + 1}. ${r.doc_id}  score ${r.score.toFixed(4)}  quality ${r.quality}\n   ${r.title}`,
+      )
       .join("\n") || "no results (sync a query first with pubmed-mcp sync)",
   );
 }
 
 export async function reindexCommand(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { json: { type: "boolean", default: false } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { json: { type: "boolean", default: false } },
+  });
   const result = await reindexCorpus();
   print(values.json, result, `reindexed ${result.documents} documents with ${result.embedding}`);
 }

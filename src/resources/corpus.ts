@@ -1,0 +1,44 @@
+/**
+ * resource://pubmed/corpus — what the local evidence corpus holds: document and chunk counts, the
+ * embedder its vectors were made with, and each saved query's checkpoint.
+ */
+import { getCorpus } from "../state.js";
+import { listCheckpoints } from "../store/checkpoints.js";
+import { countChunks, countDocuments } from "../store/docs.js";
+import { defineResource } from "./resource.js";
+
+export const corpusResource = defineResource({
+  uri: "resource://pubmed/corpus",
+  name: "corpus",
+  description:
+    "The local evidence corpus as JSON: documents, chunks, vectors, embedding provider/model/" +
+    "dimension, stores in use, and the checkpoint of every synced query_key.",
+  mimeType: "application/json",
+  read: async () => {
+    const corpus = await getCorpus();
+    const db = corpus.store.db;
+    const [documents, chunks, vectors, checkpoints] = await Promise.all([
+      countDocuments(db),
+      countChunks(db),
+      corpus.vectors.count(),
+      listCheckpoints(db),
+    ]);
+    return JSON.stringify(
+      {
+        documents,
+        chunks,
+        vectors,
+        embedding: {
+          provider: corpus.embedder.provider,
+          model: corpus.embedder.model,
+          dimension: corpus.embedder.dimension,
+        },
+        stores: { metadata: corpus.store.kind, vectors: corpus.vectors.kind },
+        embeddingMismatch: corpus.mismatch,
+        checkpoints: checkpoints.map((c) => ({ query_key: c.queryKey, last_edat: c.lastEdat })),
+      },
+      null,
+      2,
+    );
+  },
+});
