@@ -1,0 +1,164 @@
+/**
+ * The response cache: through the client against the fake NCBI (hits never reach the server),
+ * and the LRU/TTL rules on their own.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
+import type { Config } from "../../src/config.js";
+import { ResponseCache, cacheKey, cacheTtlMs } from "../../src/eutils/cache.js";
+import { EutilsClient } from "../../src/eutils/client.js";
+import { startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
+
+const HOUR = 3_600_000;
+let fake: FakeEutils;
+let clock = 1_700_000_000_000;
+
+beforeAll(async () => {
+  fake = await startFakeEutils({
+    routes: [
+      (req) => ({
+        body: `<${req.utility}Result><Seen>${fake.requests.length}</Seen></${req.utility}Result>`,
+      }),
+    ],
+  });
+});
+beforeEach(() => fake.reset());
+afterAll(async () => {
+  await fake.close();
+});
+
+function client(over: Partial<Config["ncbi"]> = {}): EutilsClient {
+  const cfg: Config["ncbi"] = {
+    baseUrl: fake.baseUrl,
+    apiKey: "k",
+    tool: "pubmed-mcp-test",
+    email: undefined,
+    maxRps: 50,
+    maxRetries: 0,
+    timeoutMs: 5000,
+    deadlineMs: 20_000,
+    cacheTtlSeconds: undefined,
+    cacheMaxBytes: 1 << 20,
+    ...over,
+  };
+  return new EutilsClient(cfg, { now: () => clock, backoffBaseMs: 5 });
+}
+
+describe("through the client", () => {
+  it("answers a repeat (parameters in any order) from the cache without a request", async () => {
+    const c = client();
+    const a = await c.request("esearch", { db: "pubmed", term: "asthma" });
+    const b = await c.request("esearch", { term: "asthma", db: "pubmed" });
+    expect(a.fromCache).toBe(false);
+    expect(b).toEqual({ ...a, fromCache: true });
+    expect(fake.requests).toHaveLength(1);
+    expect(c.info()).toMatchObject({
+      requestsStarted: 1,
+      cache: { hits: 1, misses: 1, entries: 1 },
+    });
+  });
+
+  it("expires esearch after 1 h and einfo after 24 h", async () => {
+    const c = client();
+    await c.request("esearch", { db: "pubmed", term: "copd" });
+    await c.request("einfo", { db: "pubmed" });
+    clock += HOUR + 1;
+    expect((await c.request("esearch", { db: "pubmed", term: "copd" })).fromCache).toBe(false);
+    expect((await c.request("einfo", { db: "pubmed" })).fromCache).toBe(true);
+    clock += 24 * HOUR;
+    expect((await c.request("einfo", { db: "pubmed" })).fromCache).toBe(false);
+    expect(fake.requests.map((r) => r.utility)).toEqual(["esearch", "einfo", "esearch", "einfo"]);
+  });
+
+  it("noCache goes to NCBI and refreshes the entry", async () => {
+    const c = client();
+    await c.request("efetch", { db: "pubmed", id: "1" });
+    const fresh = await c.request("efetch", { db: "pubmed", id: "1" }, { noCache: true });
+    const again = await c.request("efetch", { db: "pubmed", id: "1" });
+    expect(fresh.fromCache).toBe(false);
+    expect(again).toEqual({ ...fresh, fromCache: true });
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it("never caches history calls or EPost", async () => {
+    const c = client();
+    for (let i = 0; i < 2; i++) {
+      await c.request("esearch", { db: "pubmed", term: "x", usehistory: "y" });
+      await c.request("efetch", { db: "pubmed", WebEnv: "MCID_1", query_key: 1 });
+      await c.request("epost", { db: "pubmed", id: "1" });
+    }
+    expect(fake.requests).toHaveLength(6);
+    expect(c.info().cache.entries).toBe(0);
+  });
+
+  it("cacheTtlSeconds overrides every TTL, and 0 turns the cache off", async () => {
+    const short = client({ cacheTtlSeconds: 10 });
+    await short.request("einfo", {});
+    clock += 11_000;
+    expect((await short.request("einfo", {})).fromCache).toBe(false);
+    const off = client({ cacheTtlSeconds: 0 });
+    await off.request("einfo", {});
+    expect((await off.request("einfo", {})).fromCache).toBe(false);
+    expect(fake.requests).toHaveLength(4);
+  });
+
+  it("evicts the least recently used entry when the byte budget is spent", async () => {
+    const c = client({ cacheMaxBytes: 250 });
+    await c.request("espell", { term: "a" });
+    await c.request("espell", { term: "b" });
+    await c.request("espell", { term: "c" }); // pushes out "a"
+    expect(c.info().cache.entries).toBe(2);
+    expect((await c.request("espell", { term: "c" })).fromCache).toBe(true);
+    expect((await c.request("espell", { term: "a" })).fromCache).toBe(false);
+  });
+});
+
+describe("ResponseCache", () => {
+  it("keeps recently read entries over older unread ones", () => {
+    const cache = new ResponseCache<string>(30, () => 0);
+    cache.set("a", "A", 1000, 10);
+    cache.set("b", "B", 1000, 10);
+    cache.set("c", "C", 1000, 10);
+    expect(cache.get("a")).toBe("A");
+    cache.set("d", "D", 1000, 10);
+    expect(cache.get("b")).toBeUndefined();
+    expect(["a", "c", "d"].map((k) => cache.get(k))).toEqual(["A", "C", "D"]);
+    expect(cache.stats()).toEqual({ hits: 4, misses: 1, entries: 3, bytes: 30 });
+  });
+
+  it("refuses entries larger than the whole budget and counts replaced bytes once", () => {
+    const cache = new ResponseCache<string>(30, () => 0);
+    cache.set("big", "X", 1000, 31);
+    cache.set("a", "A", 1000, 10);
+    cache.set("a", "A2", 1000, 12);
+    expect(cache.stats()).toMatchObject({ entries: 1, bytes: 12 });
+    expect(cache.get("big")).toBeUndefined();
+  });
+});
+
+describe("cache policy", () => {
+  it("ignores caller identity and parameter order in keys", () => {
+    const a = cacheKey("esearch", [
+      ["term", "x"],
+      ["db", "pubmed"],
+      ["tool", "t1"],
+    ]);
+    const b = cacheKey("esearch", [
+      ["db", "pubmed"],
+      ["term", "x"],
+      ["api_key", "k"],
+      ["email", "e@x.org"],
+    ]);
+    expect(a).toBe(b);
+    expect(a).toBe("esearch?db=pubmed&term=x");
+  });
+
+  it("gives per-utility TTLs", () => {
+    expect(cacheTtlMs("einfo", {}, undefined)).toBe(24 * HOUR);
+    expect(cacheTtlMs("elink", { id: "1" }, undefined)).toBe(24 * HOUR);
+    expect(cacheTtlMs("ecitmatch", { bdata: "x" }, undefined)).toBe(HOUR);
+    expect(cacheTtlMs("epost", { id: "1" }, 60)).toBe(0);
+    expect(cacheTtlMs("esearch", { usehistory: "y" }, undefined)).toBe(0);
+    expect(cacheTtlMs("esummary", { query_key: "1", WebEnv: "w" }, 60)).toBe(0);
+    expect(cacheTtlMs("esearch", { term: "x" }, 60)).toBe(60_000);
+  });
+});

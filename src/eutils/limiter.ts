@@ -1,0 +1,187 @@
+/**
+ * The gate every NCBI request passes: a p-queue for the concurrency cap and fair ordering, and a
+ * sliding-window check in front of each start. NCBI allows 3 requests/s without an API key and 10
+ * with one, counted over any second; a fixed-window counter (p-queue's interval/intervalCap) can
+ * start 2× that across a window boundary, so start times are kept and checked individually.
+ */
+import dc from "node:diagnostics_channel";
+import PQueue from "p-queue";
+
+/**
+ * NCBI counts arrivals, not our starts. A start is therefore timed when undici writes the request
+ * to the socket (after connect/TLS, which can take far longer for a fresh connection than for a
+ * pooled one), and the window is 1 s plus this margin for the jitter between write and arrival
+ * (tens of ms on the internet; up to ~60 ms for the loopback fake under a loaded CI machine).
+ */
+export const SAFETY_MARGIN_MS = 100;
+/** How often a full window is re-checked while its oldest request is not yet on the wire. */
+const POLL_MS = 20;
+
+export interface LimiterOptions {
+  /** Most starts in any window (NCBI_MAX_RPS). */
+  maxRps: number;
+  /** Most requests in flight at once; defaults to maxRps. */
+  concurrency?: number;
+  /** Window length; 1 s plus the safety margin unless a test says otherwise. */
+  windowMs?: number;
+  /** Monotonic clock in ms. */
+  now?: () => number;
+}
+
+/** Handed to a task: send `headers` with the request so its moment on the wire can be seen. */
+export interface Ticket {
+  headers: Record<string, string>;
+  /** Marks the request as on the wire now (called for you when undici reports it). */
+  onWire(): void;
+}
+
+interface Start {
+  at: number;
+  /** Until true, the request may still be about to arrive, so it counts as arriving now. */
+  onWire: boolean;
+}
+
+export class RateLimiter {
+  private readonly queue: PQueue;
+  private readonly maxRps: number;
+  private readonly windowMs: number;
+  private readonly now: () => number;
+  private starts: Start[] = [];
+  private coolUntil = 0;
+  private total = 0;
+
+  constructor(opts: LimiterOptions) {
+    this.maxRps = Math.max(1, Math.floor(opts.maxRps));
+    this.windowMs = opts.windowMs ?? 1000 + SAFETY_MARGIN_MS;
+    this.now = opts.now ?? (() => performance.now());
+    this.queue = new PQueue({ concurrency: Math.max(1, opts.concurrency ?? this.maxRps) });
+  }
+
+  /**
+   * Runs `task` once a slot is free and the window allows a start. An abort of `signal` removes the
+   * call from the queue or ends its wait with `signal.reason`; the task itself must honour the
+   * signal for its own I/O. A task whose request was never seen on the wire counts as sent when it
+   * ends: the latest moment it can have reached NCBI.
+   */
+  run<T>(task: (ticket: Ticket) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return this.queue.add(
+      async () => {
+        const start = await this.acquire(signal);
+        const onWire = () => {
+          if (start.onWire) return;
+          start.at = this.now();
+          start.onWire = true;
+        };
+        const tag = watchWire(onWire);
+        try {
+          return await task({ headers: tag.headers, onWire });
+        } finally {
+          tag.release();
+          onWire();
+        }
+      },
+      { signal },
+    );
+  }
+
+  /** After a 429 no request may start before `ms` from now, whoever sends it (shared cool-down). */
+  coolDown(ms: number): void {
+    this.coolUntil = Math.max(this.coolUntil, this.now() + Math.max(0, ms));
+  }
+
+  /** Calls waiting for a slot. */
+  get size(): number {
+    return this.queue.size;
+  }
+
+  /** Calls holding a slot (waiting for the window or in flight). */
+  get pending(): number {
+    return this.queue.pending;
+  }
+
+  /** Requests started since creation. */
+  get started(): number {
+    return this.total;
+  }
+
+  /** Waits until a start is allowed, then records it; check-and-record is synchronous, so no race. */
+  private async acquire(signal: AbortSignal | undefined): Promise<Start> {
+    for (;;) {
+      signal?.throwIfAborted();
+      const now = this.now();
+      this.starts = this.starts.filter((s) => !s.onWire || now - s.at < this.windowMs);
+      const wait = this.waitMs(now);
+      if (wait <= 0) {
+        const start = { at: now, onWire: false };
+        this.starts.push(start);
+        this.total += 1;
+        return start;
+      }
+      // Timers may fire a little early against this clock; the loop re-checks.
+      await sleep(Math.ceil(wait), signal);
+    }
+  }
+
+  private waitMs(now: number): number {
+    const cool = this.coolUntil - now;
+    if (this.starts.length < this.maxRps) return cool;
+    const sent = this.starts.filter((s) => s.onWire).map((s) => s.at);
+    const leavesFirst = sent.length > 0 ? Math.min(...sent) + this.windowMs - now : POLL_MS;
+    return Math.max(cool, leavesFirst);
+  }
+}
+
+/**
+ * Node's fetch (undici) publishes "undici:client:sendHeaders" when a request's headers are written
+ * to the socket; a per-request header lets us tell which request it was. With another fetch the
+ * event never comes and the limiter falls back to the (later, safe) end of the task.
+ */
+const WIRE_HEADER = "x-pubmed-mcp-request";
+const waitingForWire = new Map<string, () => void>();
+let wireSeq = 0;
+let subscribed = false;
+
+function watchWire(onWire: () => void): { headers: Record<string, string>; release(): void } {
+  if (!subscribed) {
+    dc.subscribe("undici:client:sendHeaders", (message) => {
+      const headers = (message as { request?: { headers?: unknown } }).request?.headers;
+      const id = headerValue(headers, WIRE_HEADER);
+      if (id !== undefined) waitingForWire.get(id)?.();
+    });
+    subscribed = true;
+  }
+  const id = String(++wireSeq);
+  waitingForWire.set(id, onWire);
+  return { headers: { [WIRE_HEADER]: id }, release: () => waitingForWire.delete(id) };
+}
+
+/** undici keeps request headers as a flat [name, value, …] array (or "name: value\r\n" text). */
+function headerValue(headers: unknown, name: string): string | undefined {
+  if (Array.isArray(headers)) {
+    for (let i = 0; i + 1 < headers.length; i += 2) {
+      if (String(headers[i]).toLowerCase() === name) return String(headers[i + 1]);
+    }
+    return undefined;
+  }
+  if (typeof headers !== "string") return undefined;
+  return new RegExp(`^${name}:\\s*(\\S+)`, "im").exec(headers)?.[1];
+}
+
+/** setTimeout as a promise that rejects with `signal.reason` when the signal aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
