@@ -144,3 +144,26 @@ describeSpec("qdrant adapter failures", () => {
     }
   });
 });
+
+/**
+ * The same behaviour suite against a real Qdrant when QDRANT_URL is set, e.g.
+ * `docker compose up -d qdrant && QDRANT_URL=http://127.0.0.1:6333 npm test -- __tests__/vectors`.
+ */
+const realUrl = process.env.QDRANT_URL;
+if (!realUrl) process.stderr.write("note: skipping the real-Qdrant suite: QDRANT_URL is not set\n");
+(realUrl ? describe : describe.skip)("qdrant adapter against a real Qdrant (QDRANT_URL)", () => {
+  vectorStoreBehaviour(async () => {
+    const s = createVectorStore(
+      {
+        vectorStore: "qdrant",
+        qdrant: {
+          url: realUrl ?? "",
+          apiKey: process.env.QDRANT_API_KEY,
+          collection: collectionName(),
+        },
+      },
+      noDb,
+    );
+    return { store: s, close: async () => undefined };
+  });
+});
