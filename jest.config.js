@@ -16,6 +16,7 @@ export default {
     "^node-fetch$": "<rootDir>/__tests__/helpers/node-fetch-shim.cjs",
   },
   testMatch: ["<rootDir>/__tests__/**/*.test.ts"],
+  setupFilesAfterEnv: ["<rootDir>/__tests__/helpers/quiet-logs.ts"],
   testTimeout: 30000,
   maxWorkers: 2,
 };

@@ -25,7 +25,10 @@ afterAll(async () => {
 });
 
 /** Runs the server with raw JSON-RPC lines on stdin and collects both output streams. */
-function runRaw(lines: object[], env: Record<string, string>): Promise<{ stdout: string; stderr: string; code: number | null }> {
+function runRaw(
+  lines: object[],
+  env: Record<string, string>,
+): Promise<{ stdout: string; stderr: string; code: number | null }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", join(REPO_DIR, "src", "main.ts")], {
       cwd: REPO_DIR,
@@ -51,18 +54,38 @@ describe("stdio transport", () => {
   it("writes only JSON-RPC to stdout, even with debug logging", async () => {
     const { stdout, stderr } = await runRaw(
       [
-        { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } },
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "raw", version: "1" },
+          },
+        },
         { jsonrpc: "2.0", method: "notifications/initialized" },
         { jsonrpc: "2.0", id: 2, method: "tools/list" },
-        { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "pubmed_spell", arguments: { query: "asthmaa" } } },
+        {
+          jsonrpc: "2.0",
+          id: 3,
+          method: "tools/call",
+          params: { name: "pubmed_spell", arguments: { query: "asthmaa" } },
+        },
       ],
       testEnv(fake, dataDir, { LOG_LEVEL: "debug" }),
     );
     const lines = stdout.split("\n").filter((l) => l.trim() !== "");
     expect(lines.length).toBeGreaterThanOrEqual(3);
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: "2.0" });
-    const call = lines.map((l) => JSON.parse(l) as { id?: number; result?: { content: { text: string }[] } }).find((m) => m.id === 3);
-    expect(JSON.parse(call?.result?.content[0]?.text ?? "{}")).toEqual({ original: "asthmaa", corrected: "asthma", hasSuggestion: true });
+    const call = lines
+      .map((l) => JSON.parse(l) as { id?: number; result?: { content: { text: string }[] } })
+      .find((m) => m.id === 3);
+    expect(JSON.parse(call?.result?.content[0]?.text ?? "{}")).toEqual({
+      original: "asthmaa",
+      corrected: "asthma",
+      hasSuggestion: true,
+    });
     expect(stderr).toMatch(/"level":"(debug|info)"/);
   });
 

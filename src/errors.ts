@@ -73,7 +73,8 @@ export function toEnvelope(err: unknown): ErrorEnvelope {
     return {
       error: {
         code: "UPSTREAM",
-        message: "The call was cancelled before it finished. Retry it if you still need the result.",
+        message:
+          "The call was cancelled before it finished. Retry it if you still need the result.",
         details: null,
       },
     };

@@ -5,7 +5,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { fixtureReply, onUtility, startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
+import {
+  fixtureReply,
+  onUtility,
+  startFakeEutils,
+  type FakeEutils,
+} from "../helpers/fake-eutils.js";
 import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
 import { EUTILS_FIXTURES, describeShared, eutilsFixture } from "../helpers/shared.js";
 
@@ -100,8 +105,22 @@ describeShared("live PubMed tools", () => {
         '(cancer) AND ("Randomized Controlled Trial"[Publication Type] OR "Meta-Analysis"[Publication Type])',
       );
       expect(json.briefSummaries).toEqual([
-        { pmid: "23175848", title: "Title of 23175848", authors: ["Doe J"], source: "J Test", pubDate: "2020 Jan", doi: null },
-        { pmid: "23175808", title: "Title of 23175808", authors: ["Doe J"], source: "J Test", pubDate: "2020 Jan", doi: null },
+        {
+          pmid: "23175848",
+          title: "Title of 23175848",
+          authors: ["Doe J"],
+          source: "J Test",
+          pubDate: "2020 Jan",
+          doi: null,
+        },
+        {
+          pmid: "23175808",
+          title: "Title of 23175808",
+          authors: ["Doe J"],
+          source: "J Test",
+          pubDate: "2020 Jan",
+          doi: null,
+        },
       ]);
       expect(fake.requests.map((r) => r.utility)).toEqual(["esearch", "esummary"]);
       expect(fake.requests[0]?.params.sort).toBe("pub_date");
@@ -113,7 +132,10 @@ describeShared("live PubMed tools", () => {
       [{ query: "x", maxResults: 0 }, "maxResults"],
       [{ query: "x", offset: 9990, maxResults: 20 }, "offset + maxResults must be at most 10000"],
       [{ query: "x", dateRange: { minDate: "2020-01-01" } }, "dateRange.minDate must be YYYY"],
-      [{ query: "x", dateRange: { minDate: "2021", maxDate: "2020" } }, "minDate must not be after maxDate"],
+      [
+        { query: "x", dateRange: { minDate: "2021", maxDate: "2020" } },
+        "minDate must not be after maxDate",
+      ],
       [{ query: "x", sort: "newest" }, "sort"],
     ])("rejects %j with a VALIDATION result naming the problem", async (args, fragment) => {
       const out = await callTool(h.client, "pubmed_search", args);
@@ -138,7 +160,11 @@ describeShared("live PubMed tools", () => {
     it("parses records and lists PMIDs with no record", async () => {
       const out = await callTool(h.client, "pubmed_fetch", { pmids: ["38700094", "99999999"] });
       expect(out.isError).toBe(false);
-      const json = out.json as { articles: Record<string, unknown>[]; notFoundPmids: string[]; eFetchDetails: { urls: string[]; requestMethod: string } };
+      const json = out.json as {
+        articles: Record<string, unknown>[];
+        notFoundPmids: string[];
+        eFetchDetails: { urls: string[]; requestMethod: string };
+      };
       expect(json.notFoundPmids).toEqual(["99999999"]);
       expect(json.articles).toHaveLength(1);
       expect(json.articles[0]).toMatchObject({
@@ -148,15 +174,27 @@ describeShared("live PubMed tools", () => {
         grantList: [],
         journalInfo: expect.objectContaining({ volume: "26", issue: "6" }),
       });
-      expect((json.articles[0]?.authors as { lastName: string }[]).map((a) => a.lastName).slice(0, 2)).toEqual(["Boriani", "Mei"]);
+      expect(
+        (json.articles[0]?.authors as { lastName: string }[]).map((a) => a.lastName).slice(0, 2),
+      ).toEqual(["Boriani", "Mei"]);
       expect(json.eFetchDetails.requestMethod).toBe("GET");
       expect(json.eFetchDetails.urls[0]).not.toContain(SECRET);
-      expect(fake.requests[0]?.params).toMatchObject({ db: "pubmed", id: "38700094,99999999", retmode: "xml" });
+      expect(fake.requests[0]?.params).toMatchObject({
+        db: "pubmed",
+        id: "38700094,99999999",
+        retmode: "xml",
+      });
     });
 
     it("returns NCBI's raw text for medline_text", async () => {
-      const out = await callTool(h.client, "pubmed_fetch", { pmids: ["12091962"], detailLevel: "medline_text" });
-      expect(out.json).toMatchObject({ detailLevel: "medline_text", text: eutilsFixture("biopython/Medline/pubmed_result1.txt") });
+      const out = await callTool(h.client, "pubmed_fetch", {
+        pmids: ["12091962"],
+        detailLevel: "medline_text",
+      });
+      expect(out.json).toMatchObject({
+        detailLevel: "medline_text",
+        text: eutilsFixture("biopython/Medline/pubmed_result1.txt"),
+      });
       expect(fake.requests[0]?.params).toMatchObject({ rettype: "medline", retmode: "text" });
     });
 
@@ -168,41 +206,68 @@ describeShared("live PubMed tools", () => {
     ])("rejects %j", async (args, fragment) => {
       const out = await callTool(h.client, "pubmed_fetch", args);
       expect(out.isError).toBe(true);
-      expect((out.json as { error: { code: string; message: string } }).error).toMatchObject({ code: "VALIDATION", message: expect.stringContaining(fragment) });
+      expect((out.json as { error: { code: string; message: string } }).error).toMatchObject({
+        code: "VALIDATION",
+        message: expect.stringContaining(fragment),
+      });
     });
   });
 
   describe("pubmed_related", () => {
     it("follows ELink neighbours, leaving out the article itself", async () => {
       const out = await callTool(h.client, "pubmed_related", { pmid: "14873513", maxResults: 3 });
-      const json = out.json as { sourcePmid: string; totalFound: number; related: { pmid: string; title: string; score: number | null }[] };
+      const json = out.json as {
+        sourcePmid: string;
+        totalFound: number;
+        related: { pmid: string; title: string; score: number | null }[];
+      };
       expect(json.sourcePmid).toBe("14873513");
       expect(json.related.map((r) => r.pmid)).toEqual(["16450204", "18567069", "16086807"]);
       expect(json.related[0]).toMatchObject({ title: "Title of 16450204", score: null });
       expect(json.related.map((r) => r.pmid)).not.toContain("14873513");
-      expect(fake.requests[0]?.params).toMatchObject({ dbfrom: "pubmed", linkname: "pubmed_pubmed", cmd: "neighbor_score" });
+      expect(fake.requests[0]?.params).toMatchObject({
+        dbfrom: "pubmed",
+        linkname: "pubmed_pubmed",
+        cmd: "neighbor_score",
+      });
     });
   });
 
   describe("pubmed_cite", () => {
     it("formats the fetched record in each requested style", async () => {
-      const out = await callTool(h.client, "pubmed_cite", { pmids: ["38700094", "99999999"], styles: ["ris", "apa", "csl_json"] });
-      const json = out.json as { citations: { pmid: string; formats: Record<string, string> }[]; notFoundPmids: string[] };
+      const out = await callTool(h.client, "pubmed_cite", {
+        pmids: ["38700094", "99999999"],
+        styles: ["ris", "apa", "csl_json"],
+      });
+      const json = out.json as {
+        citations: { pmid: string; formats: Record<string, string> }[];
+        notFoundPmids: string[];
+      };
       expect(json.notFoundPmids).toEqual(["99999999"]);
       expect(json.citations.map((c) => c.pmid)).toEqual(["38700094"]);
       const formats = json.citations[0]?.formats ?? {};
       expect(Object.keys(formats).sort()).toEqual(["apa", "csl_json", "ris"]);
       expect(formats.ris).toMatch(/^TY {2}- JOUR/);
       expect(formats.ris).toContain("DO  - 10.1093/europace/euae122");
-      expect(formats.apa).toContain("Antiarrhythmic drugs in the era of atrial fibrillation ablation");
-      expect(JSON.parse(formats.csl_json ?? "{}")).toMatchObject({ DOI: "10.1093/europace/euae122", volume: "26", issue: "6" });
+      expect(formats.apa).toContain(
+        "Antiarrhythmic drugs in the era of atrial fibrillation ablation",
+      );
+      expect(JSON.parse(formats.csl_json ?? "{}")).toMatchObject({
+        DOI: "10.1093/europace/euae122",
+        volume: "26",
+        issue: "6",
+      });
     });
   });
 
   describe("pubmed_spell", () => {
     it("returns ESpell's correction", async () => {
       const out = await callTool(h.client, "pubmed_spell", { query: "biopythooon" });
-      expect(out.json).toEqual({ original: "biopythooon", corrected: "biopython", hasSuggestion: true });
+      expect(out.json).toEqual({
+        original: "biopythooon",
+        corrected: "biopython",
+        hasSuggestion: true,
+      });
     });
   });
 
@@ -216,15 +281,26 @@ describeShared("live PubMed tools", () => {
             .filter(Boolean)
             .map((line) => {
               const key = line.split("|")[5];
-              const answer = key === "k0" ? "1937004" : key === "k1" ? "NOT_FOUND" : "AMBIGUOUS 1 citations";
+              const answer =
+                key === "k0" ? "1937004" : key === "k1" ? "NOT_FOUND" : "AMBIGUOUS 1 citations";
               return `${line}${answer}`;
             })
             .join("\n"),
         })),
       );
-      const base = { journal: "proc natl acad sci u s a", year: "1991", volume: "88", firstPage: "3248", authorName: "mann bj" };
+      const base = {
+        journal: "proc natl acad sci u s a",
+        year: "1991",
+        volume: "88",
+        firstPage: "3248",
+        authorName: "mann bj",
+      };
       const out = await callTool(h.client, "pubmed_match_citations", {
-        citations: [{ ...base, key: "a" }, { ...base, key: "b|x" }, { ...base, key: " c " }],
+        citations: [
+          { ...base, key: "a" },
+          { ...base, key: "b|x" },
+          { ...base, key: " c " },
+        ],
       });
       expect(out.json).toEqual({
         results: [
@@ -233,7 +309,9 @@ describeShared("live PubMed tools", () => {
           { key: "c", pmid: null, status: "ambiguous" },
         ],
       });
-      expect(fake.requests[0]?.params.bdata).toBe("proc natl acad sci u s a|1991|88|3248|mann bj|k0|\rproc natl acad sci u s a|1991|88|3248|mann bj|k1|\rproc natl acad sci u s a|1991|88|3248|mann bj|k2|");
+      expect(fake.requests[0]?.params.bdata).toBe(
+        "proc natl acad sci u s a|1991|88|3248|mann bj|k0|\rproc natl acad sci u s a|1991|88|3248|mann bj|k1|\rproc natl acad sci u s a|1991|88|3248|mann bj|k2|",
+      );
     });
   });
 
@@ -244,22 +322,45 @@ describeShared("live PubMed tools", () => {
           body: `<eSearchResult><Count>${Number(req.params.mindate) - 2000}</Count><RetMax>0</RetMax><RetStart>0</RetStart><IdList/></eSearchResult>`,
         })),
       );
-      const out = await callTool(h.client, "pubmed_trend", { query: "long covid", startYear: 2019, endYear: 2022 });
+      const out = await callTool(h.client, "pubmed_trend", {
+        query: "long covid",
+        startYear: 2019,
+        endYear: 2022,
+      });
       expect(out.isError).toBe(false);
-      expect(out.content.map((c) => [c.type, c.mimeType])).toEqual([["text", undefined], ["image", "image/svg+xml"]]);
+      expect(out.content.map((c) => [c.type, c.mimeType])).toEqual([
+        ["text", undefined],
+        ["image", "image/svg+xml"],
+      ]);
       expect(out.json).toEqual({
         query: "long covid",
-        counts: [{ year: 2019, count: 19 }, { year: 2020, count: 20 }, { year: 2021, count: 21 }, { year: 2022, count: 22 }],
+        counts: [
+          { year: 2019, count: 19 },
+          { year: 2020, count: 20 },
+          { year: 2021, count: 21 },
+          { year: 2022, count: 22 },
+        ],
       });
       const svg = Buffer.from(out.content[1]?.data ?? "", "base64").toString("utf8");
       expect(svg).toMatch(/^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
       expect(svg).toContain("Publications");
-      expect(fake.requests.every((r) => r.params.rettype === "count" && r.params.mindate === r.params.maxdate)).toBe(true);
+      expect(
+        fake.requests.every(
+          (r) => r.params.rettype === "count" && r.params.mindate === r.params.maxdate,
+        ),
+      ).toBe(true);
     });
 
     it("rejects spans over 50 years", async () => {
-      const out = await callTool(h.client, "pubmed_trend", { query: "x", startYear: 1900, endYear: 2000 });
-      expect((out.json as { error: { code: string; message: string } }).error).toMatchObject({ code: "VALIDATION", message: expect.stringContaining("at most 50 years") });
+      const out = await callTool(h.client, "pubmed_trend", {
+        query: "x",
+        startYear: 1900,
+        endYear: 2000,
+      });
+      expect((out.json as { error: { code: string; message: string } }).error).toMatchObject({
+        code: "VALIDATION",
+        message: expect.stringContaining("at most 50 years"),
+      });
     });
   });
 
@@ -282,7 +383,11 @@ describeShared("live PubMed tools", () => {
     });
 
     it("maps the rate-limit body to RATE_LIMIT when retries run out, never leaking the key", async () => {
-      fake.failNext(10, { status: 429, body: '{"error":"API rate limit exceeded","count":"11"}', headers: { "Retry-After": "0" } });
+      fake.failNext(10, {
+        status: 429,
+        body: '{"error":"API rate limit exceeded","count":"11"}',
+        headers: { "Retry-After": "0" },
+      });
       const out = await callTool(h.client, "pubmed_spell", { query: "asthma" });
       expect((out.json as { error: { code: string } }).error.code).toBe("RATE_LIMIT");
       expect(JSON.stringify(out.json)).not.toContain(SECRET);

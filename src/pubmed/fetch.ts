@@ -8,8 +8,7 @@ import { getEutils } from "../state.js";
 export type DetailLevel = "abstract_plus" | "full_xml" | "medline_text" | "citation_data";
 
 export type FetchTarget =
-  | { pmids: string[] }
-  | { webEnv: string; queryKey: string; retstart: number; retmax: number };
+  { pmids: string[] } | { webEnv: string; queryKey: string; retstart: number; retmax: number };
 
 export interface FetchInput {
   target: FetchTarget;
