@@ -10,6 +10,7 @@ import {
   listUnindexed,
   markIndexed,
   replaceChunks,
+  replaceChunksOf,
   upsertDocuments,
   type ChunkInput,
 } from "../../src/store/docs.js";
@@ -177,6 +178,41 @@ describeEachBackend("documents", (kind) => {
     await replaceChunks(store.db, "1", []);
     expect(await getDocumentChunks(store.db, "1")).toEqual([]);
     expect(await getDocumentChunks(store.db, "2")).toHaveLength(1);
+  });
+
+  it("replaces many documents' chunks in one call, past one INSERT's rows, all or nothing", async () => {
+    const pmids = Array.from({ length: 30 }, (_, i) => String(i + 1));
+    await upsertDocuments(
+      store.db,
+      pmids.map((p) => doc(p)),
+    );
+    // 30 documents × 100 chunks: more rows than one INSERT statement takes.
+    const many = pmids.map((pmid, d) => ({
+      pmid,
+      chunks: Array.from({ length: 100 }, (_, c) => chunk(d * 100 + c)),
+    }));
+    await replaceChunksOf(store.db, many);
+    expect(await countChunks(store.db)).toBe(3000);
+    expect(await getDocumentChunks(store.db, "30")).toHaveLength(100);
+
+    await replaceChunksOf(store.db, [
+      { pmid: "1", chunks: [chunk(0, { text: "only" })] },
+      { pmid: "2", chunks: [] },
+    ]);
+    expect(await countChunks(store.db)).toBe(2801);
+    expect(await getDocumentChunks(store.db, "1")).toEqual([
+      { ...chunk(0, { text: "only" }), pmid: "1" },
+    ]);
+
+    const err = await replaceChunksOf(store.db, [
+      { pmid: "3", chunks: [] },
+      { pmid: "404", chunks: [chunk(5000)] },
+    ]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreError);
+    expect((err as StoreError).message).toBe(
+      "Cannot store chunks for these PMIDs: the document is not stored. Upsert it first.",
+    );
+    expect(await getDocumentChunks(store.db, "3")).toHaveLength(100);
   });
 
   it("refuses chunks for an unknown document with a readable StoreError", async () => {

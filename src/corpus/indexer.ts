@@ -5,7 +5,13 @@
 import type { Embedder } from "../embeddings/embedder.js";
 import type { Article } from "../eutils/types.js";
 import type { Store } from "../store/db.js";
-import { getDocuments, listUnindexed, markIndexed, replaceChunks } from "../store/docs.js";
+import {
+  getDocuments,
+  listUnindexed,
+  markIndexed,
+  replaceChunksOf,
+  type ChunkInput,
+} from "../store/docs.js";
 import type { ChunkPoint, VectorStore } from "../vectors/vector-store.js";
 import { docSparseVector, tokenize } from "./bm25.js";
 import { chunkArticle } from "./chunk.js";
@@ -23,15 +29,15 @@ export async function indexDocuments(deps: IndexDeps, pmids: string[]): Promise<
   const docs = (await getDocuments(store.db, pmids)).filter((d) => d.indexedVersion !== d.version);
   if (docs.length === 0) return 0;
   const points: Omit<ChunkPoint, "dense">[] = [];
+  const rows: { pmid: string; chunks: ChunkInput[] }[] = [];
   for (const doc of docs) {
     const chunks = chunkArticle(doc.record as Article).map((c) => ({
       ...c,
       tokens: tokenize(c.text),
     }));
-    await replaceChunks(
-      store.db,
-      doc.pmid,
-      chunks.map((c) => ({
+    rows.push({
+      pmid: doc.pmid,
+      chunks: chunks.map((c) => ({
         id: c.id,
         chunkId: c.chunkId,
         ord: c.ord,
@@ -40,7 +46,7 @@ export async function indexDocuments(deps: IndexDeps, pmids: string[]): Promise<
         tokenCount: c.tokens.length,
         version: doc.version,
       })),
-    );
+    });
     for (const c of chunks) {
       points.push({
         id: c.id,
@@ -58,6 +64,8 @@ export async function indexDocuments(deps: IndexDeps, pmids: string[]): Promise<
       });
     }
   }
+  // One transaction for the batch's chunk rows, not one per document.
+  await replaceChunksOf(store.db, rows);
   const dense = await embedder.embedDocuments(
     points.map((p) => p.payload.text),
     signal,

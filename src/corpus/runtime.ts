@@ -5,7 +5,9 @@
 import type { Config } from "../config.js";
 import { createEmbedder } from "../embeddings/index.js";
 import type { Embedder } from "../embeddings/embedder.js";
+import { log } from "../log.js";
 import { openStore, type Store } from "../store/db.js";
+import { markAllUnindexed } from "../store/docs.js";
 import { getMeta, setMeta } from "../store/meta.js";
 import { createVectorStore } from "../vectors/index.js";
 import type { VectorStore } from "../vectors/vector-store.js";
@@ -54,7 +56,10 @@ export async function openCorpus(config: Config): Promise<Corpus> {
         `The corpus was indexed with ${describe(stored)}, but ${describe(current)} is configured. ` +
         "Run `pubmed-mcp reindex` to rebuild the vectors from the stored documents, or restore the previous embedding settings.";
     }
-    if (!mismatch) await vectors.ensure(current.dimension);
+    if (!mismatch) {
+      await vectors.ensure(current.dimension);
+      await requeueLostVectors(store, vectors);
+    }
     return {
       store,
       vectors,
@@ -69,6 +74,20 @@ export async function openCorpus(config: Config): Promise<Corpus> {
     await store.close();
     throw err;
   }
+}
+
+/**
+ * An empty vector store under documents marked indexed was reset or replaced (a new Qdrant
+ * volume, a deleted collection): mark them unindexed so the next sync rebuilds their vectors,
+ * instead of leaving them stored, "indexed" and unsearchable for ever.
+ * Guarded by __tests__/corpus/failures.test.ts ("Qdrant replaced by an empty instance").
+ */
+async function requeueLostVectors(store: Store, vectors: VectorStore): Promise<void> {
+  if ((await vectors.count()) > 0) return;
+  const documents = await markAllUnindexed(store.db);
+  const message =
+    "the vector store is empty under indexed documents; the next sync re-indexes them";
+  if (documents > 0) log.warn(message, { documents });
 }
 
 function describe(m: EmbeddingMeta): string {

@@ -40,32 +40,51 @@ export function rowToChunk(r: Selectable<ChunksTable>): StoredChunk {
   };
 }
 
+/** Chunk rows per INSERT: 8 parameters each, far below Postgres's 65,535 per statement. */
+const ROWS_PER_STATEMENT = 2000;
+
 /** Replaces all chunks of one document atomically. */
 export async function replaceChunks(db: Db, pmid: string, chunks: ChunkInput[]): Promise<void> {
+  await replaceChunksOf(db, [{ pmid, chunks }]);
+}
+
+/**
+ * Replaces all chunks of each of these documents, together in one transaction: the indexer's
+ * batches of 500 documents cost a few statements instead of a transaction per document.
+ */
+export async function replaceChunksOf(
+  db: Db,
+  docs: { pmid: string; chunks: ChunkInput[] }[],
+): Promise<void> {
+  if (docs.length === 0) return;
+  const rows = docs.flatMap(({ pmid, chunks }) =>
+    chunks.map((c) => ({
+      id: c.id,
+      pmid,
+      chunk_id: c.chunkId,
+      ord: c.ord,
+      section: c.section,
+      text: c.text,
+      token_count: c.tokenCount,
+      version: c.version,
+    })),
+  );
   try {
     await inTransaction(db, async (trx) => {
-      await trx.deleteFrom("chunks").where("pmid", "=", pmid).execute();
-      if (chunks.length === 0) return;
-      await trx
-        .insertInto("chunks")
-        .values(
-          chunks.map((c) => ({
-            id: c.id,
-            pmid,
-            chunk_id: c.chunkId,
-            ord: c.ord,
-            section: c.section,
-            text: c.text,
-            token_count: c.tokenCount,
-            version: c.version,
-          })),
-        )
-        .execute();
+      const pmids = docs.map((d) => d.pmid);
+      await trx.deleteFrom("chunks").where("pmid", "in", pmids).execute();
+      for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+        await trx
+          .insertInto("chunks")
+          .values(rows.slice(i, i + ROWS_PER_STATEMENT))
+          .execute();
+      }
     });
   } catch (err) {
     if (sqlState(err) === "23503") {
+      const which = docs.length === 1 ? `PMID ${docs[0]?.pmid}` : "these PMIDs";
       throw new StoreError(
-        `Cannot store chunks for PMID ${pmid}: the document is not stored. Upsert it first.`,
+        `Cannot store chunks for ${which}: the document is not stored. Upsert it first.`,
       );
     }
     throw toStoreError(err, "saving chunks");

@@ -66,6 +66,7 @@ export {
   getChunks,
   getDocumentChunks,
   replaceChunks,
+  replaceChunksOf,
   rowToChunk,
   type ChunkInput,
   type StoredChunk,
