@@ -1,0 +1,114 @@
+/**
+ * One term with more records than ESearch can page through (10,200 > 10,000): a first
+ * pubmed_sync_delta must still store every record (CONTRACTS §4: "result sets over ESearch's
+ * 10,000-record reach are covered completely by splitting the date window"), without any EFetch
+ * past the reach and without warnings. Prints the wall time and request count.
+ */
+import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
+import { createSynthCorpus, type SynthCorpus } from "../../src/devtools/synth.js";
+import { synthHandler } from "../../src/devtools/synth-ncbi.js";
+import { ESEARCH_REACH } from "../../src/corpus/sync.js";
+import {
+  chunkIds,
+  storedPmids,
+  unindexedPmids,
+  vectorCount,
+  type SyncOut,
+} from "../helpers/corpus.js";
+import { backendEnv, describeBackend } from "../helpers/db.js";
+import { startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
+import { startHarness, type Harness } from "../helpers/mcp.js";
+
+// About 165 s alone; a loaded machine (parallel suites) has taken twice that.
+jest.setTimeout(600_000);
+
+const TERM = "vitamin d supplementation";
+const COUNT = 10_200;
+
+// PGlite only: the default embedded store, and the slower one (measured: PGlite 164 s,
+// server Postgres 77 s for the same sync); both together would take over four minutes.
+const kind = "pglite";
+
+describeBackend(kind, "a first sync past ESearch's reach", () => {
+  let corpus: SynthCorpus;
+  let fake: FakeEutils;
+  let h: Harness | undefined;
+  let backend: Awaited<ReturnType<typeof backendEnv>> | undefined;
+
+  beforeAll(async () => {
+    corpus = createSynthCorpus({
+      seed: 3,
+      now: new Date("2025-06-30T12:00:00Z"),
+      terms: [{ term: TERM, count: COUNT, edatFrom: "2022-01-01", edatTo: "2024-12-31" }],
+    });
+    const handle = synthHandler(corpus);
+    fake = await startFakeEutils({ routes: [(req) => handle(req)] });
+    backend = await backendEnv(kind);
+    h = await startHarness({ fake, env: { ...backend.env, NCBI_MAX_RPS: "100" } });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await backend?.cleanup();
+    await fake?.close();
+  });
+
+  it(`stores all ${COUNT} records by splitting the EDAT window`, async () => {
+    if (!h) throw new Error("the harness did not start");
+    const progress: number[] = [];
+    const started = Date.now();
+    const res = await h.client.callTool(
+      { name: "pubmed_sync_delta", arguments: { query_key: "vitd", term: TERM } },
+      undefined,
+      {
+        timeout: 590_000,
+        resetTimeoutOnProgress: true,
+        onprogress: (p) => void progress.push(p.progress),
+      },
+    );
+    const seconds = (Date.now() - started) / 1000;
+    expect(res.isError).toBeFalsy();
+    const out = JSON.parse((res.content as { text: string }[])[0]?.text ?? "{}") as SyncOut;
+
+    const expected = corpus.pmidsFor(TERM);
+    expect(expected).toHaveLength(COUNT);
+    expect(out).toMatchObject({ inserted: COUNT, updated: 0, pmids_processed: COUNT });
+    expect(out.warnings).toEqual([]);
+    expect(await storedPmids()).toEqual([...expected].sort());
+    expect(await unindexedPmids()).toEqual([]);
+    expect(await vectorCount()).toBe((await chunkIds()).length);
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.at(-1)).toBe(COUNT);
+
+    const searches = fake.requests.filter((r) => r.utility === "esearch");
+    const fetches = fake.requests.filter((r) => r.utility === "efetch");
+    // The first search spans everything; some later ones must be narrower, each under the reach.
+    const root = searches[0]?.params ?? {};
+    const narrower = searches.filter(
+      (s) => s.params.mindate !== root.mindate || s.params.maxdate !== root.maxdate,
+    );
+    expect(narrower.length).toBeGreaterThan(0);
+    expect(corpus.pmidsFor(TERM, { edatFrom: root.mindate, edatTo: root.maxdate })).toHaveLength(
+      COUNT,
+    );
+    for (const f of fetches) {
+      const start = Number(f.params.retstart);
+      expect(start).toBeLessThan(ESEARCH_REACH - 1);
+      expect(start + Number(f.params.retmax)).toBeLessThanOrEqual(ESEARCH_REACH - 1);
+    }
+    // A window is fetched right after its own search: every fetched window fits the reach.
+    const fetched = fake.requests.flatMap((r, i) => {
+      const next = fake.requests[i + 1];
+      return r.utility === "esearch" && next?.utility === "efetch" ? [r.params] : [];
+    });
+    expect(fetched.length).toBeGreaterThan(1);
+    for (const w of fetched) {
+      const n = corpus.pmidsFor(TERM, { edatFrom: w.mindate, edatTo: w.maxdate }).length;
+      expect(n).toBeLessThan(ESEARCH_REACH);
+    }
+    process.stderr.write(
+      `large sync [${kind}]: ${COUNT} records in ${seconds.toFixed(1)} s ` +
+        `(${Math.round(COUNT / seconds)} records/s), ${fake.requests.length} requests ` +
+        `(${searches.length} esearch, ${fetches.length} efetch)\n`,
+    );
+  });
+});
