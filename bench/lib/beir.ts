@@ -92,8 +92,9 @@ export interface IndexedSet {
   close(): Promise<void>;
 }
 
-export async function indexBeir(set: BeirSet): Promise<IndexedSet> {
-  const dataDir = mkdtempSync(join(tmpdir(), "pmcp-beir-"));
+/** `scratch`: an empty or freshly migrated PGlite directory to use (removed on close). */
+export async function indexBeir(set: BeirSet, scratch?: string): Promise<IndexedSet> {
+  const dataDir = scratch ?? mkdtempSync(join(tmpdir(), "pmcp-beir-"));
   const store = await openStore({ dataDir });
   const vectors = createVectorStore(
     { vectorStore: "pgvector", qdrant: { url: undefined, apiKey: undefined, collection: "x" } },

@@ -1,0 +1,66 @@
+/** How big each benchmark is in each mode (README "Modes" explains the choices). */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { REPO_DIR } from "./child.js";
+
+export type Mode = "full" | "quick" | "smoke";
+
+export interface Sizes {
+  /** Repetitions for the cheap, in-process figures (parse, MCP). */
+  reps: number;
+  /** Size of the synthetic EFetch file for the parse benchmark. */
+  parseSynthMb: number;
+  /** Zero-latency syncs, on each backend. */
+  sync: { records: number; reps: number }[];
+  /** The sync against a fake server imitating NCBI (10 requests/s, 300 ms per request). */
+  ncbi: { records: number; reps: number };
+  search: { chunks: number[]; queries: number; reps: number };
+  mcp: { calls: number };
+  /** Evaluate on a subset (quick, smoke); undefined = the whole set. */
+  quality: { maxQueries?: number; maxDocs?: number };
+}
+
+export const SIZES: Record<Mode, Sizes> = {
+  full: {
+    reps: 5,
+    parseSynthMb: 50,
+    sync: [
+      { records: 10_000, reps: 3 },
+      { records: 100_000, reps: 1 },
+    ],
+    ncbi: { records: 5_000, reps: 3 },
+    search: { chunks: [10_000, 100_000], queries: 200, reps: 3 },
+    mcp: { calls: 200 },
+    quality: {},
+  },
+  quick: {
+    reps: 3,
+    parseSynthMb: 5,
+    sync: [{ records: 500, reps: 2 }],
+    ncbi: { records: 500, reps: 2 },
+    search: { chunks: [2_000], queries: 50, reps: 2 },
+    mcp: { calls: 30 },
+    quality: { maxQueries: 50 },
+  },
+  smoke: {
+    reps: 1,
+    parseSynthMb: 0.5,
+    sync: [{ records: 100, reps: 1 }],
+    ncbi: { records: 100, reps: 1 },
+    search: { chunks: [300], queries: 20, reps: 1 },
+    mcp: { calls: 5 },
+    quality: { maxQueries: 10, maxDocs: 300 },
+  },
+};
+
+export interface BenchOptions {
+  mode: Mode;
+  sizes: Sizes;
+  /** ../shared (PUBMED_SHARED_DIR), or null when absent. */
+  sharedDir: string | null;
+}
+
+export function sharedDir(): string | null {
+  const dir = resolve(process.env.PUBMED_SHARED_DIR ?? join(REPO_DIR, "..", "shared"));
+  return existsSync(dir) ? dir : null;
+}

@@ -1,0 +1,193 @@
+/**
+ * §3 Search: rag_search latency on the embedded store (PGlite + pgvector HNSW, hash embeddings)
+ * at growing corpus sizes, one caller and eight concurrent callers. The corpus is synthetic
+ * records indexed through the sync's own path (parseEFetch → upsert → chunk → embed → vectors);
+ * each size is reached by growing the previous one and rebuilding the HNSW index in bulk, as a
+ * first sync does. Calls ragSearch, the function behind the rag_search tool.
+ */
+import { sql } from "kysely";
+import { chunkArticle } from "../../src/corpus/chunk.js";
+import { documentInputFromArticle } from "../../src/corpus/document.js";
+import { indexDocuments } from "../../src/corpus/indexer.js";
+import { ragSearch, type SearchDeps } from "../../src/corpus/search.js";
+import { createSynthCorpus, type SynthCorpus } from "../../src/devtools/synth.js";
+import { articleSetXml } from "../../src/devtools/synth-xml.js";
+import { HashEmbedder } from "../../src/embeddings/index.js";
+import { parseEFetch } from "../../src/eutils/parse/efetch.js";
+import { openStore } from "../../src/store/db.js";
+import { upsertDocuments } from "../../src/store/docs.js";
+import { createVectorStore } from "../../src/vectors/index.js";
+import type { BenchOptions } from "../lib/options.js";
+import {
+  emptySection,
+  figure,
+  quantile,
+  ratio,
+  repeat,
+  timed,
+  type SectionResult,
+} from "../lib/stats.js";
+import { pgliteDir } from "../lib/stores.js";
+
+const TERM = "bench search";
+const SPAN = { edatFrom: "2015-01-01", edatTo: "2024-12-31" };
+const CALLERS = 8;
+const NOW = new Date("2025-01-01T00:00:00Z");
+
+interface Grown {
+  corpus: SynthCorpus;
+  /** Titles of the stored records, to draw queries from. */
+  titles: string[];
+  chunks: number;
+}
+
+/** Stores synthetic records until the store holds `target` chunks (give or take one record's). */
+async function grow(deps: SearchDeps, g: Grown, target: number): Promise<void> {
+  while (g.chunks < target) {
+    const records = g.corpus.records(g.corpus.add({ term: TERM, count: 500, ...SPAN }));
+    const kept = [];
+    for (const a of parseEFetch(articleSetXml(records))) {
+      if (g.chunks >= target) break;
+      kept.push(a);
+      g.titles.push(a.title);
+      g.chunks += chunkArticle(a).length;
+    }
+    const docs = kept.map((a) => documentInputFromArticle(a, NOW));
+    await upsertDocuments(deps.store.db, docs);
+    await indexDocuments(
+      deps,
+      docs.map((d) => d.pmid),
+    );
+  }
+  // Rebuild the HNSW index over everything in one pass (the bulk-load path of a first sync).
+  await sql`drop index if exists chunk_vectors_embedding_hnsw`.execute(deps.store.db);
+  await deps.vectors.finishBulkLoad?.();
+}
+
+/** Short keyword queries: three title words of random stored records (deterministic). */
+function queries(titles: string[], n: number): string[] {
+  const out: string[] = [];
+  let state = 12345;
+  const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  while (out.length < n) {
+    const words = (titles[Math.floor(next() * titles.length)] ?? "")
+      .split(/[^A-Za-z-]+/)
+      .filter((w) => w.length >= 4);
+    const start = Math.floor(next() * Math.max(1, words.length - 2));
+    const q = words.slice(start, start + 3).join(" ");
+    if (q) out.push(q);
+  }
+  return out;
+}
+
+interface Pass {
+  latencies: number[];
+  wallMs: number;
+}
+
+async function pass(deps: SearchDeps, qs: string[], callers: number): Promise<Pass> {
+  const latencies: number[] = [];
+  const lanes = Array.from({ length: callers }, (_, c) => qs.filter((_, i) => i % callers === c));
+  const { ms } = await timed(() =>
+    Promise.all(
+      lanes.map(async (lane) => {
+        for (const query of lane) {
+          const t = await timed(() => ragSearch(deps, { query, topK: 20, qualityBias: true }));
+          if (t.value.length === 0) throw new Error(`rag_search found nothing for "${query}"`);
+          latencies.push(t.ms);
+        }
+      }),
+    ),
+  );
+  return { latencies, wallMs: ms };
+}
+
+export async function searchSection(opts: BenchOptions): Promise<SectionResult> {
+  const out = emptySection("Search");
+  const { chunks: sizes, queries: nq, reps } = opts.sizes.search;
+  const dir = await pgliteDir();
+  const store = await openStore({ dataDir: dir.dataDir });
+  try {
+    const vectors = createVectorStore(
+      { vectorStore: "pgvector", qdrant: { url: undefined, apiKey: undefined, collection: "x" } },
+      store,
+    );
+    const embedder = new HashEmbedder();
+    await vectors.ensure(embedder.dimension);
+    const deps: SearchDeps = { store, vectors, embedder };
+    const corpus = createSynthCorpus({
+      seed: 9,
+      now: NOW,
+      terms: [{ term: TERM, count: 0, ...SPAN }],
+    });
+    const grown: Grown = { corpus, titles: [], chunks: 0 };
+    const p50single: number[][] = [];
+    for (const target of sizes) {
+      const build = await timed(() => grow(deps, grown, target));
+      const qs = queries(grown.titles, nq);
+      await pass(deps, qs.slice(0, 10), 1); // warm-up: caches, JIT, first HNSW pages
+      const k = `search.${target}`;
+      const n = `${target.toLocaleString("en-US")} chunks`;
+      out.notes.push(
+        `${n}: ${grown.titles.length.toLocaleString("en-US")} synthetic records; growing the store to this size and rebuilding HNSW took ${(build.ms / 1000).toFixed(1)} s.`,
+      );
+      const single = await repeat(reps, () => pass(deps, qs, 1));
+      const many = await repeat(reps, () => pass(deps, qs, CALLERS));
+      for (const [who, runs] of [
+        ["1 caller", single],
+        [`${CALLERS} callers`, many],
+      ] as const) {
+        const tag = who === "1 caller" ? "single" : "concurrent";
+        for (const q of [0.5, 0.95, 0.99]) {
+          const p = `p${Math.round(q * 100)}`;
+          out.figures.push(
+            figure(
+              `${k}.${tag}.${p}_ms`,
+              `${n}, ${who}: ${p} latency`,
+              "ms",
+              runs.map((r) => quantile(r.latencies, q)),
+            ),
+          );
+        }
+        out.figures.push(
+          figure(
+            `${k}.${tag}.qps`,
+            `${n}, ${who}: throughput`,
+            "queries/s",
+            runs.map((r) => (r.latencies.length / r.wallMs) * 1000),
+          ),
+        );
+      }
+      out.ratios.push(
+        ratio(
+          `${k}.concurrency_scaling`,
+          `${n}: ${CALLERS}-caller vs 1-caller throughput`,
+          `queries/s with ${CALLERS} callers ÷ with 1`,
+          many.map((r) => r.latencies.length / r.wallMs),
+          single.map((r) => r.latencies.length / r.wallMs),
+        ),
+      );
+      p50single.push(single.map((r) => quantile(r.latencies, 0.5)));
+    }
+    const first = p50single[0];
+    const last = p50single[p50single.length - 1];
+    if (sizes.length > 1 && first && last) {
+      out.ratios.push(
+        ratio(
+          "search.growth",
+          `${sizes[sizes.length - 1]?.toLocaleString("en-US")} vs ${sizes[0]?.toLocaleString("en-US")} chunks: 1-caller p50`,
+          "p50 at the larger size ÷ at the smaller, same run",
+          last,
+          first,
+        ),
+      );
+    }
+    out.notes.push(
+      `top_k 20, quality_bias on; ${nq} queries per pass (3 title words of random indexed records); ${CALLERS} callers split the same queries; PGlite is one connection, so concurrent queries queue.`,
+    );
+  } finally {
+    await store.close();
+    await dir.cleanup();
+  }
+  return out;
+}

@@ -1,0 +1,160 @@
+/**
+ * §2 Sync: pubmed_sync_delta of synthetic records from the synthetic NCBI on loopback, each run
+ * in a fresh child process on a fresh database (bench/sections/sync-child.ts). The fake server
+ * runs here, in the parent, so the child's CPU profile and peak RSS are the sync's alone.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createSynthCorpus } from "../../src/devtools/synth.js";
+import { startSynthServer } from "../../src/devtools/synth-server.js";
+import { runChild } from "../lib/child.js";
+import type { BenchOptions } from "../lib/options.js";
+import { emptySection, figure, ratio, repeat, type SectionResult } from "../lib/stats.js";
+import { ADMIN_URL, pgliteDir, postgresDatabase, probePostgres } from "../lib/stores.js";
+import type { SyncChildInput, SyncChildOutput } from "./sync-child.js";
+
+const TERM = "bench sync";
+/** NCBI's ceiling with an API key, and a typical E-utilities round trip. */
+const NCBI_RPS = 10;
+const NCBI_LATENCY_MS = 300;
+
+type Backend = "pglite" | "postgres";
+
+interface Run extends SyncChildOutput {
+  requests: number;
+  refused: number;
+}
+
+async function syncOnce(
+  records: number,
+  backend: Backend,
+  server: { latencyMs: number; maxRps?: number },
+  clientRps: number,
+): Promise<Run> {
+  const corpus = createSynthCorpus({
+    seed: 42,
+    terms: [{ term: TERM, count: records, edatFrom: "2015-01-01", edatTo: "2024-12-31" }],
+  });
+  const ncbi = await startSynthServer(corpus, server);
+  const pglite = backend === "pglite" ? await pgliteDir() : undefined;
+  const scratch = pglite ? undefined : await mkdtemp(join(tmpdir(), "pmcp-bench-pg-"));
+  const database = backend === "postgres" ? await postgresDatabase() : undefined;
+  try {
+    const input: SyncChildInput = {
+      baseUrl: ncbi.baseUrl,
+      dataDir: pglite?.dataDir ?? scratch ?? "",
+      databaseUrl: database?.url,
+      maxRps: clientRps,
+      term: TERM,
+    };
+    const out = await runChild<SyncChildOutput>("bench/sections/sync-child.ts", input, {
+      // Bounded: generous for a 2-core machine (~10 ms/record measured), never open-ended.
+      timeoutMs: 120_000 + records * 50,
+      profileName: `sync-${backend}-${records}${server.latencyMs ? "-ncbi" : ""}`,
+    });
+    if (out.processed !== records) {
+      throw new Error(`sync processed ${out.processed} of ${records} records`);
+    }
+    return { ...out, requests: ncbi.requests, refused: ncbi.refused };
+  } finally {
+    await ncbi.close();
+    await pglite?.cleanup();
+    await database?.drop();
+    if (scratch) await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+export async function syncSection(opts: BenchOptions): Promise<SectionResult> {
+  const out = emptySection("Sync");
+  const pg = await probePostgres();
+  const backends: Backend[] = ["pglite"];
+  if ("version" in pg) backends.push("postgres");
+  else
+    out.skipped = `PostgreSQL at ${ADMIN_URL.replace(/\/\/[^@/]*@/, "//…@")} unreachable (${pg.problem})`;
+
+  for (const { records, reps } of opts.sizes.sync) {
+    const perBackend = new Map<Backend, Run[]>();
+    for (const backend of backends) {
+      const runs = await repeat(reps, () => syncOnce(records, backend, { latencyMs: 0 }, 100));
+      perBackend.set(backend, runs);
+      const k = `sync.${backend}.${records}`;
+      const n = records.toLocaleString("en-US");
+      out.figures.push(
+        figure(
+          `${k}.records_per_s`,
+          `${backend} ${n} records: throughput`,
+          "records/s",
+          runs.map((r) => (r.processed / r.syncMs) * 1000),
+        ),
+        figure(
+          `${k}.requests_per_1000`,
+          `${backend} ${n} records: E-utilities requests per 1,000 records`,
+          "",
+          runs.map((r) => (r.requests / r.processed) * 1000),
+        ),
+        figure(
+          `${k}.peak_rss_mb`,
+          `${backend} ${n} records: peak RSS`,
+          "MB",
+          runs.map((r) => r.peakRssMb),
+        ),
+      );
+      out.notes.push(
+        `${backend} ${n} records → ${runs[0]?.chunks.toLocaleString("en-US")} chunks; store open (not timed) ${Math.round(runs[0]?.openMs ?? 0)} ms.`,
+      );
+    }
+    const lite = perBackend.get("pglite");
+    const server = perBackend.get("postgres");
+    if (lite && server) {
+      out.ratios.push(
+        ratio(
+          `sync.${records}.postgres_vs_pglite`,
+          `${records.toLocaleString("en-US")} records: PostgreSQL vs PGlite throughput`,
+          "PostgreSQL records/s ÷ PGlite records/s, paired runs",
+          server.map((r) => r.processed / r.syncMs),
+          lite.map((r) => r.processed / r.syncMs),
+        ),
+      );
+    }
+  }
+
+  const { records, reps } = opts.sizes.ncbi;
+  const runs = await repeat(reps, () =>
+    syncOnce(records, "pglite", { latencyMs: NCBI_LATENCY_MS, maxRps: NCBI_RPS }, NCBI_RPS),
+  );
+  const k = `sync.ncbi.${records}`;
+  const n = records.toLocaleString("en-US");
+  const floor = runs.map((r) => r.requests / NCBI_RPS);
+  const wall = runs.map((r) => r.syncMs / 1000);
+  out.figures.push(
+    figure(`${k}.wall_s`, `NCBI-like server, pglite ${n} records: wall time`, "s", wall),
+    figure(
+      `${k}.floor_s`,
+      `NCBI-like server, pglite ${n} records: rate-limit floor (requests ÷ 10/s)`,
+      "s",
+      floor,
+    ),
+    figure(
+      `${k}.requests`,
+      `NCBI-like server, pglite ${n} records: requests`,
+      "",
+      runs.map((r) => r.requests),
+    ),
+  );
+  out.ratios.push(
+    ratio(
+      `${k}.efficiency`,
+      `NCBI-like server ${n} records: efficiency`,
+      "floor ÷ wall time",
+      floor,
+      wall,
+    ),
+  );
+  out.notes.push(
+    `NCBI imitation: ${NCBI_LATENCY_MS} ms added to every reply, 429 above ${NCBI_RPS} requests in any sliding second (refused: ${runs.reduce((s, r) => s + r.refused, 0)}); client NCBI_MAX_RPS=${NCBI_RPS}.`,
+    "Zero-latency runs: client NCBI_MAX_RPS=100 (never binding); throughput = records ÷ syncDelta wall time (HNSW build included, store open excluded); the fake server's XML generation is on the request path, as NCBI's would be.",
+    "PostgreSQL 15 here has no pgvector: vectors are real[] searched by brute force, so no HNSW build.",
+  );
+  return out;
+}
