@@ -96,6 +96,26 @@ describeEachBackend("corpus sync and search", (kind) => {
     const replay = (await sync({ overlap_days: 0 })).json as SyncOut;
     expect(replay.inserted).toBe(0);
     expect(replay.updated).toBe(0);
+
+    // The overlap re-reads exactly the records whose Entrez day falls in [checkpoint − N days, now].
+    const lastEdat = (
+      (await callTool(h.client, "corpus_checkpoint_get", { query_key: "statins" })).json as {
+        last_edat: string;
+      }
+    ).last_edat;
+    const overlapDays = Math.ceil(
+      (new Date(lastEdat).getTime() - new Date("2024-06-01T00:00:00Z").getTime()) / 86_400_000,
+    );
+    const from = new Date(new Date(lastEdat).getTime() - overlapDays * 86_400_000)
+      .toISOString()
+      .slice(0, 10);
+    const overlap = (await sync({ overlap_days: overlapDays })).json as SyncOut;
+    expect(corpus.pmidsFor(TERM, { edatFrom: from }).length).toBeGreaterThan(0);
+    expect(overlap).toMatchObject({
+      inserted: 0,
+      updated: 0,
+      skipped: corpus.pmidsFor(TERM, { edatFrom: from }).length,
+    });
     expect(await storedPmids()).toEqual([...expected].sort());
   });
 
