@@ -71,11 +71,11 @@ export async function openPostgres(): Promise<DbHandle> {
   await admin(`create database ${name}`);
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
-  const db = new Kysely<any>({
-    dialect: new PostgresDialect({
-      pool: new pg.Pool({ connectionString: url.toString(), max: 4 }),
-    }),
-  });
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
+  // DROP DATABASE … WITH (FORCE) at close terminates any connection still open; an idle pg
+  // client reports that as an 'error' event, which must not crash the test process.
+  pool.on("error", () => undefined);
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   const { rows } = await sql<{
     n: number;
   }>`select count(*)::int as n from pg_available_extensions where name = 'vector'`.execute(db);
