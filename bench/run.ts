@@ -8,16 +8,17 @@
  *   npm run bench -- --quality <folder>  retrieval quality of any BEIR-layout folder; last line JSON
  *   npm run bench -- --profile [...]     also CPU-profile the run and its child processes
  *   npm run bench -- --out <file>        write the JSON report there (default bench/results/latest.json)
+ *   npm run bench -- --records N / --chunks N   one sync size / one search size (e.g. to profile)
  */
-import { spawn, execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, release, totalmem, type } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { setLogLevel } from "../src/log.js";
 import { REPO_DIR } from "./lib/child.js";
-import { SIZES, sharedDir, type BenchOptions, type Mode } from "./lib/options.js";
-import { loadProfiles, selfTimes } from "./lib/profile.js";
+import { SIZES, sharedDir, type BenchOptions, type Mode, type Sizes } from "./lib/options.js";
+import { profiledRun } from "./lib/profiled-run.js";
 import { emptySection, type SectionResult } from "./lib/stats.js";
 import { cleanupAll, probePostgres } from "./lib/stores.js";
 import { markdownTable, type Report } from "./lib/table.js";
@@ -43,6 +44,8 @@ const { values: args } = parseArgs({
     only: { type: "string" },
     quality: { type: "string" },
     profile: { type: "boolean", default: false },
+    records: { type: "string" },
+    chunks: { type: "string" },
     out: { type: "string" },
   },
 });
@@ -57,39 +60,21 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-/** --profile: rerun this command under --cpu-prof (children inherit the directory), then summarise. */
-async function profiled(): Promise<number> {
-  const dir = join(
-    REPO_DIR,
-    "bench",
-    "results",
-    "profiles",
-    new Date().toISOString().replace(/[:.]/g, "-"),
-  );
-  const argv = process.argv.slice(2).filter((a) => a !== "--profile");
-  const child = spawn(
-    process.execPath,
-    [
-      "--cpu-prof",
-      `--cpu-prof-dir=${join(dir, "main")}`,
-      "--expose-gc",
-      "--import",
-      "tsx",
-      join(REPO_DIR, "bench", "run.ts"),
-      ...argv,
-    ],
-    { stdio: "inherit", env: { ...process.env, BENCH_CPU_PROF_DIR: dir } },
-  );
-  const code = await new Promise<number>((res) => child.on("close", (c) => res(c ?? 1)));
-  for (const name of readdirSync(dir)) {
-    const lines = selfTimes(loadProfiles(join(dir, name)))
-      .slice(0, 15)
-      .map((s) => `${(s.share * 100).toFixed(1).padStart(5)}%  ${s.fn}  ${s.where}`);
-    writeFileSync(join(dir, name, "summary.txt"), `${lines.join("\n")}\n`);
-    say(`\nprofile ${name} (self time, main thread):\n${lines.join("\n")}`);
-  }
-  say(`\nprofiles in ${dir}`);
-  return code;
+/** The mode's sizes, with one sync size (--records) or search size (--chunks) instead if given. */
+function sizesFor(mode: Mode): Sizes {
+  const base = SIZES[mode];
+  const count = (v: string | undefined) => {
+    if (v === undefined) return undefined;
+    if (!/^\d+$/.test(v) || Number(v) < 1) throw new Error(`expected a positive count, got "${v}"`);
+    return Number(v);
+  };
+  const records = count(args.records);
+  const chunks = count(args.chunks);
+  return {
+    ...base,
+    ...(records ? { sync: [{ records, reps: 1 }] } : {}),
+    ...(chunks ? { search: { ...base.search, chunks: [chunks], reps: 1 } } : {}),
+  };
 }
 
 function machine(postgres: string | null): Report["machine"] {
@@ -117,9 +102,8 @@ function gitCommit(): string | null {
 }
 
 async function main(): Promise<number> {
-  if (args.profile && !process.env.BENCH_CPU_PROF_DIR) return profiled();
   const mode: Mode = args.smoke ? "smoke" : args.quick ? "quick" : "full";
-  const opts: BenchOptions = { mode, sizes: SIZES[mode], sharedDir: sharedDir() };
+  const opts: BenchOptions = { mode, sizes: sizesFor(mode), sharedDir: sharedDir() };
 
   if (args.quality) {
     const { section, line } = await qualitySection(opts, resolve(args.quality));
@@ -138,30 +122,49 @@ async function main(): Promise<number> {
     throw new Error(
       `unknown section(s) ${unknown.join(", ")}; known: ${Object.keys(SECTIONS).join(", ")}`,
     );
-  const started = new Date();
-  const sections: Record<string, SectionResult> = {};
-  for (const name of names) {
-    const t = performance.now();
-    say(`bench: ${name} (${mode})…`);
-    try {
-      sections[name] = await SECTIONS[name](opts);
-    } catch (err) {
-      sections[name] = {
-        ...emptySection(name),
-        error: err instanceof Error ? err.message : String(err),
-      };
-      say(`bench: ${name} failed: ${sections[name].error}`);
-    }
-    say(`bench: ${name} done in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-    globalThis.gc?.();
-  }
-  const full = await report(mode, sections, started);
+  const full = args.profile ? await profiled(names) : await runSections(names, opts);
+  if (!full) return 1;
   const out = resolve(args.out ?? join(REPO_DIR, "bench", "results", "latest.json"));
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(full, null, 2)}\n`);
   process.stdout.write(`${markdownTable(full)}\n`);
   say(`bench: report written to ${out}`);
-  return Object.values(sections).some((s) => s.error) ? 1 : 0;
+  return Object.values(full.sections).some((s) => s.error) ? 1 : 0;
+}
+
+async function runSections(names: SectionName[], opts: BenchOptions): Promise<Report> {
+  const started = new Date();
+  const sections: Record<string, SectionResult> = {};
+  for (const name of names) {
+    const t = performance.now();
+    say(`bench: ${name} (${opts.mode})…`);
+    try {
+      sections[name] = await SECTIONS[name](opts);
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      sections[name] = { ...emptySection(name), error };
+      say(`bench: ${name} failed: ${error}`);
+    }
+    say(`bench: ${name} done in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    globalThis.gc?.();
+  }
+  return report(opts.mode, sections, started);
+}
+
+/** --profile: each section in its own profiled process, same sizes; one merged report. */
+async function profiled(names: SectionName[]): Promise<Report | undefined> {
+  const pass = [
+    ...(args.smoke ? ["--smoke"] : []),
+    ...(args.quick ? ["--quick"] : []),
+    ...(args.records ? ["--records", args.records] : []),
+    ...(args.chunks ? ["--chunks", args.chunks] : []),
+  ];
+  const { report: merged, failed } = await profiledRun(names, pass, say);
+  if (merged && failed && !Object.values(merged.sections).some((s) => s.error)) {
+    say("bench: a profiled section failed; see above");
+    return undefined;
+  }
+  return merged;
 }
 
 async function report(

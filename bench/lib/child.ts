@@ -9,6 +9,9 @@ import { fileURLToPath } from "node:url";
 
 export const REPO_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
+/** Sampling every 5 ms keeps hour-long runs' profiles small and their overhead negligible. */
+export const PROFILE_FLAGS = ["--cpu-prof", "--cpu-prof-interval=5000"];
+
 export async function runChild<T>(
   script: string,
   input: unknown,
@@ -17,7 +20,7 @@ export async function runChild<T>(
   const profDir = process.env.BENCH_CPU_PROF_DIR;
   const prof =
     profDir && opts.profileName
-      ? ["--cpu-prof", `--cpu-prof-dir=${join(profDir, opts.profileName)}`]
+      ? [...PROFILE_FLAGS, `--cpu-prof-dir=${join(profDir, opts.profileName)}`]
       : [];
   const child = spawn(
     process.execPath,

@@ -60,6 +60,27 @@ export function selfTimes(profiles: CpuProfile[]): SelfTime[] {
     .map((e) => ({ fn: e.fn, where: e.where, ms: e.us / 1000, share: total ? e.us / total : 0 }));
 }
 
+/** Where self time went, by coarse owner: PGlite's WebAssembly, a package, a src/ folder, GC… */
+export function byOwner(times: SelfTime[]): { owner: string; ms: number; share: number }[] {
+  const owners = new Map<string, { ms: number; share: number }>();
+  for (const t of times) {
+    const owner = t.where.startsWith("wasm://")
+      ? "PGlite (Postgres in WebAssembly)"
+      : t.where === "(native)"
+        ? t.fn
+        : t.where.startsWith("node:")
+          ? "Node.js internals"
+          : /^(src|bench)\//.test(t.where)
+            ? t.where.split("/").slice(0, 2).join("/")
+            : (/^(@[^/]+\/[^/]+|[^/]+)/.exec(t.where)?.[1] ?? t.where);
+    const o = owners.get(owner) ?? { ms: 0, share: 0 };
+    o.ms += t.ms;
+    o.share += t.share;
+    owners.set(owner, o);
+  }
+  return [...owners.entries()].map(([owner, o]) => ({ owner, ...o })).sort((a, b) => b.ms - a.ms);
+}
+
 export function loadProfiles(path: string): CpuProfile[] {
   const files = statSync(path).isDirectory()
     ? readdirSync(path)
@@ -77,9 +98,16 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     process.stderr.write("usage: profile.ts <file.cpuprofile | dir> [top]\n");
     process.exit(2);
   }
-  for (const s of selfTimes(loadProfiles(path)).slice(0, Number(top))) {
+  const times = selfTimes(loadProfiles(path));
+  for (const s of times.slice(0, Number(top))) {
     process.stdout.write(
       `${(s.share * 100).toFixed(1).padStart(5)}%  ${s.ms.toFixed(0).padStart(7)} ms  ${s.fn}  ${s.where}\n`,
+    );
+  }
+  process.stdout.write("\nby owner:\n");
+  for (const o of byOwner(times).slice(0, 12)) {
+    process.stdout.write(
+      `${(o.share * 100).toFixed(1).padStart(5)}%  ${o.ms.toFixed(0).padStart(7)} ms  ${o.owner}\n`,
     );
   }
 }
