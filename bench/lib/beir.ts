@@ -9,7 +9,7 @@ import { documentInputFromArticle } from "../../src/corpus/document.js";
 import { indexPending } from "../../src/corpus/indexer.js";
 import { ragSearch, type Fusion, type RagSearchInput } from "../../src/corpus/search.js";
 import { createEmbedder } from "../../src/embeddings/index.js";
-import type { Article } from "../../src/eutils/types.js";
+import { emptyArticle, type Article } from "../../src/eutils/types.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { upsertDocuments } from "../../src/store/docs.js";
 import { createVectorStore } from "../../src/vectors/index.js";
@@ -52,34 +52,10 @@ export function loadBeir(dir: string): BeirSet {
 /** Benchmark documents carry only text: PMIDs are their positions, everything else empty. */
 function article(pmid: string, title: string, text: string): Article {
   return {
-    pmid,
+    ...emptyArticle(pmid),
     title,
     abstractText: text,
     abstractSections: [{ label: null, nlmCategory: null, text }],
-    authors: [],
-    journalInfo: {
-      title: null,
-      isoAbbreviation: null,
-      issn: null,
-      eissn: null,
-      nlmId: null,
-      volume: null,
-      issue: null,
-      pages: null,
-      publicationDate: { year: null, month: null, day: null, medlineDate: null },
-    },
-    publicationTypes: [],
-    keywords: [],
-    meshTerms: [],
-    grantList: [],
-    doi: null,
-    pmcid: null,
-    articleDates: { edat: null, lr: null, pubmed: null },
-    isRetracted: false,
-    commentsCorrections: [],
-    citationSubsets: [],
-    languages: [],
-    recordType: "PubmedArticle",
   };
 }
 

@@ -94,6 +94,40 @@ export interface Article {
   recordType: "PubmedArticle" | "PubmedBookArticle";
 }
 
+/** An article of which nothing is known but its PMID: every list empty, every field null. */
+export function emptyArticle(pmid: string): Article {
+  return {
+    pmid,
+    title: "",
+    abstractText: "",
+    abstractSections: [],
+    authors: [],
+    journalInfo: {
+      title: null,
+      isoAbbreviation: null,
+      issn: null,
+      eissn: null,
+      nlmId: null,
+      volume: null,
+      issue: null,
+      pages: null,
+      publicationDate: { year: null, month: null, day: null, medlineDate: null },
+    },
+    publicationTypes: [],
+    keywords: [],
+    meshTerms: [],
+    grantList: [],
+    doi: null,
+    pmcid: null,
+    articleDates: { edat: null, lr: null, pubmed: null },
+    isRetracted: false,
+    commentsCorrections: [],
+    citationSubsets: [],
+    languages: [],
+    recordType: "PubmedArticle",
+  };
+}
+
 export interface ESearchResult {
   count: number;
   retMax: number;

@@ -17,7 +17,7 @@ export type XmlElement = Record<string, unknown>;
  */
 export function parseEutilsXml(body: string, utility: string, expectedRoot: string): XmlElement {
   const trimmed = body.replace(/^\uFEFF/, "").trim();
-  if (trimmed.startsWith("{")) throwForJson(trimmed, utility);
+  if (trimmed.startsWith("{")) throw jsonReplyError(trimmed, utility);
   if (/^(?:<!doctype\s+html|<html[\s>])/i.test(trimmed)) {
     throw new UpstreamError(
       `NCBI returned an HTML page instead of an ${utility} XML reply; retry the call.`,
@@ -59,16 +59,17 @@ function parseSync(xml: string, utility: string): XmlElement {
   return result;
 }
 
-function throwForJson(body: string, utility: string): never {
+/** The error for a JSON body where XML was expected: rate limit, NCBI's own error, or malformed. */
+export function jsonReplyError(body: string, utility: string): Error {
   const json = detectJsonError(body);
   if (json?.rateLimited) {
-    throw new RateLimitError(
+    return new RateLimitError(
       `NCBI rate limit hit (${json.message}); wait a second and retry the call.`,
       { utility },
     );
   }
-  if (json) throw entrezError(utility, [json.message]);
-  throw new UpstreamError(
+  if (json) return entrezError(utility, [json.message]);
+  return new UpstreamError(
     `NCBI returned a malformed ${utility} reply (JSON where XML was expected); retry the call.`,
     { utility },
   );

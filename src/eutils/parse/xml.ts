@@ -9,8 +9,8 @@
  * text → EntrezError.
  */
 import { Parser, type ParserOptions } from "xml2js";
-import { RateLimitError, UpstreamError } from "../../errors.js";
-import { detectJsonError, entrezError } from "./common.js";
+import { UpstreamError } from "../../errors.js";
+import { jsonReplyError } from "./common.js";
 
 /** `#name` of the text nodes xml2js interleaves with elements (`charsAsChildren`). */
 export const TEXT_NODE = "__text__";
@@ -76,21 +76,6 @@ export function parseOrderedXml(body: string, utility: string): XmlNode {
     );
   }
   return root;
-}
-
-function jsonReplyError(body: string, utility: string): Error {
-  const json = detectJsonError(body);
-  if (json?.rateLimited) {
-    return new RateLimitError(
-      `NCBI rate limit hit (${json.message}); wait a second and retry the call.`,
-      { utility },
-    );
-  }
-  if (json) return entrezError(utility, [json.message]);
-  return new UpstreamError(
-    `NCBI returned a malformed ${utility} reply (JSON where XML was expected); retry the call.`,
-    { utility },
-  );
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
