@@ -7,7 +7,8 @@ import { CHUNK_NAMESPACE, chunkArticle, chunkUuid } from "../../src/corpus/chunk
 import { documentInputFromArticle } from "../../src/corpus/document.js";
 import { computeQuality, publicationYear } from "../../src/corpus/quality.js";
 import { parseEFetch } from "../../src/eutils/parse/efetch.js";
-import type { AbstractSection, Article } from "../../src/eutils/types.js";
+import { emptyArticle, type AbstractSection, type Article } from "../../src/eutils/types.js";
+import { describeShared, eutilsFixture } from "../helpers/shared.js";
 
 const NOW = new Date("2025-06-30T12:00:00Z");
 
@@ -15,35 +16,17 @@ function article(
   over: Partial<Article> & { year?: string | null; medlineDate?: string | null } = {},
 ): Article {
   const { year = "2010", medlineDate = null, ...rest } = over;
+  const empty = emptyArticle("12345678");
   return {
-    pmid: "12345678",
+    ...empty,
     title: "Statins and muscle symptoms",
-    abstractText: "",
-    abstractSections: [],
-    authors: [],
     journalInfo: {
+      ...empty.journalInfo,
       title: "A Journal",
-      isoAbbreviation: null,
-      issn: null,
-      eissn: null,
-      nlmId: null,
-      volume: null,
-      issue: null,
-      pages: null,
       publicationDate: { year, month: null, day: null, medlineDate },
     },
     publicationTypes: ["Journal Article"],
-    keywords: [],
-    meshTerms: [],
-    grantList: [],
-    doi: null,
-    pmcid: null,
-    articleDates: { edat: null, lr: null, pubmed: null },
-    isRetracted: false,
-    commentsCorrections: [],
-    citationSubsets: [],
     languages: ["eng"],
-    recordType: "PubmedArticle",
     ...rest,
   };
 }
@@ -87,6 +70,25 @@ describe("quality: design", () => {
       quality({ meshTerms: mesh("Cohort Studies"), publicationTypes: ["Clinical Trial"] }).design,
     ).toBe(2);
     expect(quality({ meshTerms: mesh("Humans") }).design).toBe(0);
+  });
+
+  it.each([
+    "Prospective Studies",
+    "Retrospective Studies",
+    "Follow-Up Studies",
+    "Longitudinal Studies",
+  ])("counts %s, below Cohort/Case-Control Studies in the MeSH tree, as design 1", (name) => {
+    expect(quality({ meshTerms: mesh(name) }).design).toBe(1);
+    expect(quality({ meshTerms: mesh(name), publicationTypes: ["Meta-Analysis"] }).design).toBe(3);
+  });
+});
+
+describeShared("quality: recorded MEDLINE records", () => {
+  it("a retrospective study indexed only with the MeSH descriptor gets its design point", () => {
+    const [record] = parseEFetch(eutilsFixture("metapub/pmid_xml/36987902.xml"));
+    expect(record?.publicationTypes).toEqual(["Journal Article"]);
+    expect(record?.meshTerms.map((m) => m.descriptorName)).toContain("Retrospective Studies");
+    expect(computeQuality(record as Article, NOW).design).toBe(1);
   });
 });
 

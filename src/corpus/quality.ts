@@ -30,8 +30,20 @@ const DESIGN_1_TYPES = new Set([
   "Multicenter Study",
   "Observational Study, Veterinary",
 ]);
-/** Cohort and case-control designs are indexed as MeSH descriptors, not publication types. */
-const DESIGN_1_MESH = new Set(["Cohort Studies", "Case-Control Studies"]);
+/**
+ * Cohort and case-control designs are indexed as MeSH descriptors, not publication types, and
+ * indexers assign the most specific one: so the descriptors below them in the MeSH tree count too
+ * (Cohort Studies explodes to Follow-Up, Longitudinal, Prospective and Retrospective Studies;
+ * Case-Control Studies to Retrospective Studies).
+ */
+const DESIGN_1_MESH = new Set([
+  "Cohort Studies",
+  "Case-Control Studies",
+  "Follow-Up Studies",
+  "Longitudinal Studies",
+  "Prospective Studies",
+  "Retrospective Studies",
+]);
 
 export const ZERO_QUALITY: Quality = { design: 0, recency: 0, journal: 0, human: 0, total: 0 };
 
