@@ -10,7 +10,7 @@ import { FastMCPSession, type Prompt, type Resource, type ResourceTemplate } fro
 import { NotFoundError, toEnvelope } from "./errors.js";
 import { frameworkLogger } from "./log.js";
 import { PROMPTS } from "./prompts/index.js";
-import type { PromptDef } from "./prompts/prompt.js";
+import type { PromptContext, PromptDef } from "./prompts/prompt.js";
 import { RESOURCES, RESOURCE_TEMPLATES } from "./resources/index.js";
 import { matchTemplate, type ResourceContext } from "./resources/resource.js";
 import { getConfig } from "./state.js";
@@ -95,19 +95,20 @@ async function readResource(uri: string, ctx: ResourceContext): Promise<ReadReso
 
 type Auth = Record<string, unknown> | undefined;
 
-function toFastMcpPrompt(prompt: PromptDef): Prompt<Auth> {
+function toFastMcpPrompt(prompt: PromptDef, ctx: PromptContext): Prompt<Auth> {
   return {
     name: prompt.name,
     description: prompt.description,
     arguments: prompt.arguments,
     load: async (args) => ({
-      messages: [{ role: "user", content: { type: "text", text: prompt.build(args) } }],
+      messages: [{ role: "user", content: { type: "text", text: prompt.build(args, ctx) } }],
     }),
   };
 }
 
 export function createServer(opts: ServerOptions = {}): SessionFactory {
   const tools = activeTools(getConfig().readOnly, opts.tools);
+  const promptCtx: PromptContext = { tools: new Set(tools.map((t) => t.name)) };
   const ctx: ResourceContext = {
     serverName: SERVER_NAME,
     tools,
@@ -141,7 +142,7 @@ export function createServer(opts: ServerOptions = {}): SessionFactory {
     tools: tools.map(toFastMcpTool),
     resources,
     resourcesTemplates: templates,
-    prompts: PROMPTS.map(toFastMcpPrompt),
+    prompts: PROMPTS.map((p) => toFastMcpPrompt(p, promptCtx)),
     // `stateless` only skips fastmcp's wait for the client's capabilities in connect() (up to
     // 10 × 100 ms, which delayed every HTTP initialize by a second). Those capabilities feed
     // roots and server pings, neither of which this server uses.

@@ -2,6 +2,7 @@
  * MCP_READ_ONLY=true hides every tool whose own readOnlyHint is false and refuses calls to it —
  * derived from the annotation, never from a second list. Walks the real registry, and proves the
  * filter on a synthetic writing tool (the registry may hold none yet) in-memory and over HTTP.
+ * Prompts never recommend a hidden tool.
  */
 import { afterEach, describe, expect, it } from "@jest/globals";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -109,6 +110,30 @@ describe("read-only mode", () => {
     expect(outcome.ok).toBe(false);
     expect(outcome.error).toMatch(/-32601|Unknown tool/);
     expect(writes).toBe(before);
+  });
+
+  it("plans a review without the hidden sync tool when read-only, with it otherwise", async () => {
+    const plan = async (readOnly: boolean) => {
+      const { client, close } = await inMemory(readOnly, TOOLS);
+      cleanups.push(close);
+      const offered = new Set((await client.listTools()).tools.map((t) => t.name));
+      const res = await client.getPrompt({
+        name: "systematic_review_plan",
+        arguments: { question: "aspirin and stroke" },
+      });
+      const message = res.messages[0]?.content;
+      const text = message?.type === "text" ? message.text : "";
+      // Every tool the plan names is one this server offers.
+      const named = [...text.matchAll(/\b(pubmed_[a-z_]+|rag_[a-z]+|corpus_[a-z_]+)\b/g)].map(
+        (m) => m[1]!,
+      );
+      expect(named.filter((n) => !offered.has(n))).toEqual([]);
+      return text;
+    };
+    const readOnly = await plan(true);
+    expect(readOnly).not.toContain("pubmed_sync_delta");
+    expect(readOnly).toMatch(/read-only, so it cannot sync/);
+    expect(await plan(false)).toContain('pubmed_sync_delta {"query_key": "aspirin"');
   });
 
   it("hides and refuses the writing tool over HTTP too", async () => {

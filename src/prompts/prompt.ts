@@ -1,6 +1,8 @@
 /**
  * A prompt is a plain object (name, description, arguments, build). `build` turns the client's
  * string arguments into the text of one user message; it throws ValidationError on bad input.
+ * It is told which tools this server offers, so it never recommends one that is hidden
+ * (read-only mode hides the writing tools).
  */
 import { ValidationError } from "../errors.js";
 
@@ -15,7 +17,12 @@ export interface PromptDef {
   name: string;
   description: string;
   arguments: PromptArgumentDef[];
-  build: (args: Record<string, string | undefined>) => string;
+  build: (args: Record<string, string | undefined>, ctx: PromptContext) => string;
+}
+
+export interface PromptContext {
+  /** Names of the tools this server offers. */
+  tools: ReadonlySet<string>;
 }
 
 export const definePrompt = (p: PromptDef): PromptDef => p;

@@ -42,7 +42,7 @@ export const systematicReviewPlan = definePrompt({
     },
     { name: "yearFrom", description: "Earliest publication year, e.g. 2010 (optional)." },
   ],
-  build: (args) => {
+  build: (args, { tools }) => {
     const question = arg(args, "question", true);
     const given = arg(args, "concepts");
     const concepts = given
@@ -79,8 +79,12 @@ export const systematicReviewPlan = definePrompt({
       `2. pubmed_search {"query": <the query>, "maxResults": 100, "fetchBriefSummaries": 20}; read ` +
         "totalFound and queryTranslation, add synonyms PubMed did not map, and record the final query and date.",
       "3. pubmed_trend with the query over the last 20 years to see how the evidence grew.",
-      `4. pubmed_sync_delta {"query_key": "${key}", "term": <the query>} to pull every record into the ` +
-        "local corpus (repeat until it reports nothing new; rerun later for updates).",
+      tools.has("pubmed_sync_delta")
+        ? `4. pubmed_sync_delta {"query_key": "${key}", "term": <the query>} to pull every record into the ` +
+          "local corpus (repeat until it reports nothing new; rerun later for updates)."
+        : "4. This server is read-only, so it cannot sync: rag_search covers only what its operator " +
+          "has synced (see resource://pubmed/corpus); page through pubmed_search and screen with " +
+          "pubmed_fetch for anything beyond it.",
       "5. Screen: rag_search with each inclusion criterion, rag_get or pubmed_fetch for the full abstract.",
       "6. Snowball: pubmed_related (cited_by and references) from each included paper.",
       "7. Export: pubmed_cite the included PMIDs as ris for your reference manager; report counts " +
