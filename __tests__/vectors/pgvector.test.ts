@@ -60,8 +60,15 @@ describe("pgvector adapter on PGlite (vector type, HNSW)", () => {
 
   it("builds the HNSW cosine index after a bulk load and searches through it", async () => {
     const db = ctx.handle!.db;
+    const memory = async () =>
+      (await sql<{ m: string }>`select current_setting('maintenance_work_mem') as m`.execute(db))
+        .rows[0]?.m;
+    const before = await memory();
     await store().finishBulkLoad!();
     await store().finishBulkLoad!(); // idempotent
+    // The build's larger maintenance_work_mem was local to its transaction.
+    expect(await memory()).toBe(before);
+    expect(before).not.toBe("512MB");
     const { rows } = await sql<{ def: string }>`select indexdef as def from pg_indexes
       where tablename = 'chunk_vectors' and indexname = 'chunk_vectors_embedding_hnsw'`.execute(db);
     expect(rows[0]?.def).toMatch(/USING hnsw \(embedding vector_cosine_ops\)/);
