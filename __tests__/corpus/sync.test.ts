@@ -4,6 +4,7 @@
  * E-utilities server.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it, jest } from "@jest/globals";
+import { sql } from "kysely";
 import { getCorpus } from "../../src/state.js";
 import { listAudit } from "../../src/store/checkpoints.js";
 import { listJobs } from "../../src/store/jobs.js";
@@ -117,6 +118,33 @@ describeEachBackend("corpus sync and search", (kind) => {
       skipped: corpus.pmidsFor(TERM, { edatFrom: from }).length,
     });
     expect(await storedPmids()).toEqual([...expected].sort());
+  });
+
+  it("leaves the store with planner statistics and, embedded, a fresh checkpoint", async () => {
+    const { store } = await getCorpus();
+    const statistics = async () =>
+      Number(
+        (
+          await sql<{ n: string }>`select count(*) as n from pg_stats
+            where schemaname = current_schema() and tablename in ('documents', 'chunks')`.execute(
+            store.db,
+          )
+        ).rows[0]?.n,
+      );
+    const redo = async () =>
+      (
+        await sql<{
+          lsn: string;
+        }>`select redo_lsn::text as lsn from pg_control_checkpoint()`.execute(store.db)
+      ).rows[0]?.lsn;
+    const before = { statistics: await statistics(), redo: await redo() };
+    expect((await sync()).isError).toBe(false);
+    if (kind === "pglite") {
+      // No autovacuum or checkpointer runs in PGlite: only the sync can have done these.
+      expect(before.statistics).toBe(0);
+      expect(await redo()).not.toBe(before.redo);
+    }
+    expect(await statistics()).toBeGreaterThan(0);
   });
 
   it("re-reads the overlap window and bumps versions on content change or LR advance only", async () => {

@@ -18,5 +18,6 @@ export async function reindexCorpus(): Promise<{ documents: number; embedding: s
   corpus.mismatch = null;
   const documents = await indexPending(corpus);
   await corpus.vectors.finishBulkLoad?.();
+  await corpus.store.maintain({ checkpoint: true, analyze: true });
   return { documents, embedding: `${meta.provider}/${meta.model} (${meta.dimension} dimensions)` };
 }

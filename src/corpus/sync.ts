@@ -27,6 +27,8 @@ import { FIRST_DAY, dayOf, endOfDay, entrezDay, splitWindow, type Day } from "./
 export const ESEARCH_REACH = 10_000;
 /** Records per EFetch request. */
 export const EFETCH_BATCH = 500;
+/** An embedded store checkpoints after this many records, so its write-ahead log stays bounded. */
+export const CHECKPOINT_EVERY = 5_000;
 
 export interface SyncInput {
   queryKey: string;
@@ -70,6 +72,8 @@ class SyncRun {
   readonly warnings: string[] = [];
   maxEdat: string | null = null;
   total = 0;
+  /** Records processed since the store's last checkpoint. */
+  unflushed = 0;
 
   constructor(
     readonly deps: SyncDeps,
@@ -139,6 +143,10 @@ class SyncRun {
     }
     const end = endOfDay(w.to, this.now);
     await advanceCheckpoint(this.deps.store.db, this.input.queryKey, end);
+    if (this.unflushed >= CHECKPOINT_EVERY) {
+      await this.deps.store.maintain({ checkpoint: true });
+      this.unflushed = 0;
+    }
     await this.report(`synced Entrez dates ${entrezDay(w.from)}–${entrezDay(w.to)}`);
   }
 
@@ -155,6 +163,7 @@ class SyncRun {
       if (d.edat && (!this.maxEdat || d.edat > this.maxEdat)) this.maxEdat = d.edat;
     }
     this.counts.processed += articles.length;
+    this.unflushed += articles.length;
     // Skipped documents are indexed too when an earlier run stored but never indexed them.
     await indexDocuments(
       this.deps,
@@ -212,6 +221,9 @@ export async function syncDelta(deps: SyncDeps, input: SyncInput): Promise<SyncR
         const complete = await run.walk(root);
         // pgvector builds its HNSW index once, after the bulk load, not row by row.
         await deps.vectors.finishBulkLoad?.();
+        if (recovered + run.counts.inserted + run.counts.updated > 0) {
+          await store.maintain({ checkpoint: true, analyze: true });
+        }
         if (!complete) {
           run.warnings.push(
             `Stopped after ${run.counts.processed} records (max_records=${input.maxRecords}); call again to continue.`,

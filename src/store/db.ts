@@ -22,6 +22,13 @@ export interface Store {
   hasPgvector: boolean;
   /** A cheap round trip, for readiness probes. Throws StoreError when the database is unusable. */
   ping(): Promise<void>;
+  /**
+   * Housekeeping after bulk writes, which a server's background workers would otherwise do and
+   * PGlite (one process, no autovacuum, no checkpointer) never does by itself. `checkpoint` (PGlite
+   * only) lets Postgres recycle its write-ahead log, which else grows by gigabytes in a large sync;
+   * `analyze` refreshes the planner's statistics, which nothing else would ever gather there.
+   */
+  maintain(what: { checkpoint?: boolean; analyze?: boolean }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -148,6 +155,12 @@ function makeStore(
     hasPgvector,
     ping: () =>
       storeCall("checking the connection", async () => void (await sql`select 1`.execute(db))),
+    maintain: (what) =>
+      storeCall("maintaining the database", async () => {
+        // CHECKPOINT needs privileges an application role may lack; a server checkpoints anyway.
+        if (what.checkpoint && kind === "pglite") await sql`checkpoint`.execute(db);
+        if (what.analyze) await sql`analyze`.execute(db);
+      }),
     close: () => {
       closed ??= (async () => {
         if (kind === "postgres") await db.destroy();
