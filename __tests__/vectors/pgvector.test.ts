@@ -92,6 +92,22 @@ describe("pgvector adapter on PGlite (vector type, HNSW)", () => {
       await sql`reset enable_seqscan`.execute(db);
     }
   });
+
+  it("searches through the HNSW index even where the planner would rather scan the table", async () => {
+    const db = ctx.handle!.db;
+    await store().finishBulkLoad!();
+    const indexScans = async () => {
+      await sql`select pg_stat_force_next_flush()`.execute(db);
+      const { rows } = await sql<{ n: string }>`select idx_scan as n from pg_stat_user_indexes
+        where indexrelname = 'chunk_vectors_embedding_hnsw'`.execute(db);
+      return Number(rows[0]?.n);
+    };
+    const before = await indexScans();
+    // Eleven rows and a deep leg (300): priced alone, a sequential scan wins.
+    const hits = await store().searchDense(CORPUS[5]!.dense, 300, { excludeRetracted: true });
+    expect(hits[0]!.id).toBe(CORPUS[5]!.id);
+    expect(await indexScans()).toBe(before + 1);
+  });
 });
 
 describePostgres("pgvector adapter on PostgreSQL without the extension (real[] fallback)", () => {

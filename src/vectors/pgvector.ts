@@ -154,6 +154,9 @@ export class PgVectorStore implements VectorStore {
         // ORDER BY: it would stop the planner from using the HNSW index.
         const ef = Math.min(1000, Math.max(40, limit));
         await sql`select set_config('hnsw.ef_search', ${String(ef)}, true)`.execute(trx);
+        // At ef_search 300 the planner prices the index above a sequential scan, which computes
+        // every distance instead (20,000 chunks: 330 ms against 12 ms).
+        await sql`select set_config('enable_seqscan', 'off', true)`.execute(trx);
         if (layout.iterativeScan) {
           await sql`select set_config('hnsw.iterative_scan', 'strict_order', true)`.execute(trx);
         }
@@ -169,19 +172,23 @@ export class PgVectorStore implements VectorStore {
     checkSparseQuery(query);
     if (query.indices.length === 0) return [];
     const terms = query.indices.map((t) => t | 0);
-    const where = opts.excludeRetracted ? sql`where not v.retracted` : sql``;
+    const retracted = opts.excludeRetracted ? sql`and not v.retracted` : sql``;
+    // The query terms' postings are read once (p), for their document frequencies and the
+    // scores; only the best-scoring chunks are then looked up, by primary key, for their payload
+    // and the retraction filter (40,000 chunks: 60 ms against 100–220 ms joining every match).
     return this.#hits("search terms", () =>
       sql<HitRow>`with q as (
           select * from unnest(${terms}::int[], ${query.values}::float8[]) as q(term, w)),
-        df as (select t.term, count(*)::float8 as df from chunk_terms t
-          join q on q.term = t.term group by t.term),
+        p as materialized (select t.id, t.term, t.weight from chunk_terms t
+          join q on q.term = t.term),
+        df as (select term, count(*)::float8 as df from p group by term),
         qidf as (select q.term, q.w * ln((s.n - df.df + 0.5) / (df.df + 0.5) + 1) as w
           from q join df on df.term = q.term cross join chunk_stats s),
-        scored as (select t.id, sum(qidf.w * t.weight) as score from chunk_terms t
-          join qidf on qidf.term = t.term group by t.id)
-        select v.id, v.pmid, s.score, ${PAYLOAD_COLUMNS}
-        from scored s join chunk_vectors v on v.id = s.id ${where}
-        order by s.score desc, v.id limit ${limit}`.execute(this.db),
+        scored as (select p.id, sum(qidf.w * p.weight) as score from p
+          join qidf on qidf.term = p.term group by p.id order by score desc, p.id)
+        select v.id, v.pmid, s.score, ${PAYLOAD_COLUMNS} from scored s
+          join lateral (select * from chunk_vectors v where v.id = s.id ${retracted}) v on true
+        order by s.score desc, s.id limit ${limit}`.execute(this.db),
     );
   }
 
