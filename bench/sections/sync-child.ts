@@ -9,6 +9,8 @@ import { openCorpus } from "../../src/corpus/runtime.js";
 import { syncDelta } from "../../src/corpus/sync.js";
 import { EutilsClient } from "../../src/eutils/client.js";
 import { countDocuments } from "../../src/store/docs.js";
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
 import { peakRssMb } from "../lib/rss.js";
 
 export interface SyncChildInput {
@@ -27,6 +29,8 @@ export interface SyncChildOutput {
   documents: number;
   chunks: number;
   peakRssMb: number;
+  /** PGlite only: the write-ahead log left in the data directory after the sync, MB. */
+  walMb: number | null;
 }
 
 const input = JSON.parse(process.argv[2] ?? "{}") as SyncChildInput;
@@ -58,8 +62,18 @@ try {
     documents: await countDocuments(corpus.store.db),
     chunks: await corpus.vectors.count(),
     peakRssMb: peakRssMb(),
+    walMb: input.databaseUrl ? null : await walMb(join(input.dataDir, "pgdata", "pg_wal")),
   };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 } finally {
   await corpus.close();
+}
+
+async function walMb(dir: string): Promise<number> {
+  let bytes = 0;
+  for (const name of await readdir(dir)) {
+    const s = await stat(join(dir, name));
+    if (s.isFile()) bytes += s.size;
+  }
+  return bytes / 2 ** 20;
 }

@@ -100,6 +100,12 @@ export async function syncSection(opts: BenchOptions): Promise<SectionResult> {
           runs.map((r) => r.peakRssMb),
         ),
       );
+      const wal = runs.flatMap((r) => (r.walMb === null ? [] : [r.walMb]));
+      if (wal.length > 0) {
+        out.figures.push(
+          figure(`${k}.wal_mb`, `${backend} ${n} records: write-ahead log left`, "MB", wal),
+        );
+      }
       out.notes.push(
         `${backend} ${n} records → ${runs[0]?.chunks.toLocaleString("en-US")} chunks; store open (not timed) ${Math.round(runs[0]?.openMs ?? 0)} ms.`,
       );
