@@ -3,7 +3,12 @@
  * entries, covering 1, 2, 3, 8 and collective authors, special characters, a MedlineDate, no DOI
  * and a book chapter.
  */
-import type { Article, Author, JournalInfo } from "../../src/eutils/types.js";
+import {
+  emptyArticle,
+  type Article,
+  type Author,
+  type JournalInfo,
+} from "../../src/eutils/types.js";
 
 export function person(lastName: string, firstName: string, initials: string): Author {
   return { lastName, firstName, initials, collectiveName: null, orcid: null, affiliations: [] };
@@ -103,14 +108,8 @@ export const CHAPTER = article({
   recordType: "PubmedBookArticle",
   title: "Hypertension.",
   journalInfo: {
+    ...emptyArticle("29083001").journalInfo,
     title: "StatPearls",
-    isoAbbreviation: null,
-    issn: null,
-    eissn: null,
-    nlmId: null,
-    volume: null,
-    issue: null,
-    pages: null,
     publicationDate: { year: "2023", month: "07", day: null, medlineDate: null },
   },
   doi: null,

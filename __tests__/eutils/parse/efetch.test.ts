@@ -1,7 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
 import { EntrezError, RateLimitError, UpstreamError } from "../../../src/errors.js";
 import { parseEFetch } from "../../../src/eutils/parse/efetch.js";
-import type { Article } from "../../../src/eutils/types.js";
+import { emptyArticle, type Article } from "../../../src/eutils/types.js";
 import { describeShared, eutilsFixture, HAS_SHARED } from "../../helpers/shared.js";
 
 /** Rows of a fixture TSV as header → cell maps (the files mix LF and CRLF line ends). */
@@ -490,35 +490,15 @@ const title = (xml: string) => parseOne({ title: xml }).title;
 
 describe("parseEFetch on hand-written edge cases", () => {
   test("a record with only the required elements: nulls and empty lists, never a throw", () => {
+    // emptyArticle() is by definition what a record with nothing but its PMID parses to.
+    const empty = emptyArticle("123");
     expect(parseOne({})).toEqual({
-      pmid: "123",
+      ...empty,
       title: "T.",
-      abstractText: "",
-      abstractSections: [],
-      authors: [],
       journalInfo: {
-        title: null,
-        isoAbbreviation: null,
-        issn: null,
-        eissn: null,
-        nlmId: null,
-        volume: null,
-        issue: null,
-        pages: null,
+        ...empty.journalInfo,
         publicationDate: { year: "2020", month: null, day: null, medlineDate: null },
       },
-      publicationTypes: [],
-      keywords: [],
-      meshTerms: [],
-      grantList: [],
-      doi: null,
-      pmcid: null,
-      articleDates: { edat: null, lr: null, pubmed: null },
-      isRetracted: false,
-      commentsCorrections: [],
-      citationSubsets: [],
-      languages: [],
-      recordType: "PubmedArticle",
     });
   });
 
