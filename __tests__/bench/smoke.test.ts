@@ -8,30 +8,9 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Figure } from "../../bench/lib/stats.js";
+import type { Report } from "../../bench/lib/table.js";
 import { HAS_SHARED, REPO_DIR } from "../helpers/shared.js";
-
-interface Figure {
-  key: string;
-  label: string;
-  unit: string;
-  median: number;
-  min: number;
-  max: number;
-  n: number;
-}
-interface Section {
-  title: string;
-  figures: Figure[];
-  ratios: (Figure & { definition: string })[];
-  notes: string[];
-  skipped?: string;
-  error?: string;
-}
-interface Report {
-  mode: string;
-  machine: { cpu: string; cores: number; node: string };
-  sections: Record<string, Section>;
-}
 
 /** The `bench` script's command line from package.json, run with this Node. */
 function bench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

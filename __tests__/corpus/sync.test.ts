@@ -10,6 +10,7 @@ import { listAudit } from "../../src/store/checkpoints.js";
 import { listJobs } from "../../src/store/jobs.js";
 import { createSynthCorpus, type SynthCorpus } from "../../src/devtools/synth.js";
 import { synthHandler } from "../../src/devtools/synth-ncbi.js";
+import { storedPmids, unindexedPmids, type ErrOut, type SyncOut } from "../helpers/corpus.js";
 import { backendEnv, describeEachBackend } from "../helpers/db.js";
 import { startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
 import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
@@ -18,33 +19,6 @@ jest.setTimeout(120_000);
 
 const TERM = "statin myopathy";
 const NOW = new Date("2025-06-30T12:00:00Z");
-
-type SyncOut = {
-  job_id: string;
-  inserted: number;
-  updated: number;
-  skipped: number;
-  pmids_processed: number;
-  max_edat_seen: string | null;
-  warnings: string[];
-};
-type ErrOut = { error: { code: string; message: string } };
-
-async function storedPmids(): Promise<string[]> {
-  const { store } = await getCorpus();
-  const rows = await store.db.selectFrom("documents").select("pmid").orderBy("pmid").execute();
-  return rows.map((r) => r.pmid);
-}
-
-async function unindexedCount(): Promise<number> {
-  const { store } = await getCorpus();
-  const rows = await store.db
-    .selectFrom("documents")
-    .select("pmid")
-    .where((eb) => eb("indexed_version", "is", null).or("indexed_version", "!=", eb.ref("version")))
-    .execute();
-  return rows.length;
-}
 
 describeEachBackend("corpus sync and search", (kind) => {
   let corpus: SynthCorpus;
@@ -90,7 +64,7 @@ describeEachBackend("corpus sync and search", (kind) => {
       pmids_processed: expected.length,
     });
     expect(await storedPmids()).toEqual([...expected].sort());
-    expect(await unindexedCount()).toBe(0);
+    expect(await unindexedPmids()).toEqual([]);
     const cp = await callTool(h.client, "corpus_checkpoint_get", { query_key: "statins" });
     expect((cp.json as { last_edat: string }).last_edat).toMatch(/^\d{4}-\d\d-\d\dT/);
 
@@ -223,7 +197,7 @@ describeEachBackend("corpus sync and search", (kind) => {
     const rerun = (await sync()).json as SyncOut;
     expect(rerun.warnings).toEqual([]);
     expect(await storedPmids()).toEqual([...corpus.pmidsFor(TERM)].sort());
-    expect(await unindexedCount()).toBe(0);
+    expect(await unindexedPmids()).toEqual([]);
   });
 
   it("runs two syncs of one key one after the other, never interleaved", async () => {

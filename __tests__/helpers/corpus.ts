@@ -9,31 +9,14 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { sql } from "kysely";
+import type { RagResult } from "../../src/corpus/search.js";
+import type { SyncResult } from "../../src/corpus/sync.js";
 import { getCorpus } from "../../src/state.js";
 import { callTool } from "./mcp.js";
 
-export type SyncOut = {
-  job_id: string;
-  inserted: number;
-  updated: number;
-  skipped: number;
-  pmids_processed: number;
-  max_edat_seen: string | null;
-  warnings: string[];
-};
+export type SyncOut = SyncResult;
 export type ErrOut = { error: { code: string; message: string; details: unknown } };
-export type SearchOut = {
-  results: {
-    doc_id: string;
-    uuid: string;
-    sim: number | null;
-    bm25: number | null;
-    quality: number;
-    score: number;
-    title: string;
-    text: string;
-  }[];
-};
+export type SearchOut = { results: RagResult[] };
 
 export async function storedPmids(): Promise<string[]> {
   const { store } = await getCorpus();
