@@ -8,9 +8,11 @@ import { ErrorCode, ReadResourceRequestSchema } from "@modelcontextprotocol/sdk/
 import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { FastMCPSession, type Prompt, type Resource, type ResourceTemplate } from "fastmcp";
 import { NotFoundError, toEnvelope } from "./errors.js";
-import { frameworkLogger } from "./log.js";
+import { frameworkLogger, withLogOrigin } from "./log.js";
 import { PROMPTS } from "./prompts/index.js";
 import type { PromptContext, PromptDef } from "./prompts/prompt.js";
+import { ProtocolError } from "./protocol/errors.js";
+import { installProtocol } from "./protocol/index.js";
 import { RESOURCES, RESOURCE_TEMPLATES } from "./resources/index.js";
 import { matchTemplate, type ResourceContext } from "./resources/resource.js";
 import { getConfig } from "./state.js";
@@ -45,20 +47,6 @@ export interface ServerOptions {
 }
 
 export type SessionFactory = (transportType?: "stdio" | "httpStream") => FastMCPSession;
-
-/**
- * A JSON-RPC error whose message goes on the wire as written (the SDK's McpError prefixes
- * "MCP error <code>:" to its message, which the client would then prefix a second time).
- */
-class ProtocolError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: Record<string, unknown>,
-  ) {
-    super(message);
-  }
-}
 
 function notFound(uri: string): ProtocolError {
   const known = [...RESOURCES.map((r) => r.uri), ...RESOURCE_TEMPLATES.map((t) => t.uriTemplate)];
@@ -118,7 +106,8 @@ export function createServer(opts: ServerOptions = {}): SessionFactory {
     ],
     prompts: PROMPTS.map((p) => ({ name: p.name, description: p.description })),
   };
-  // Listed by fastmcp; reads never reach these `load`s because readResource replaces the handler.
+  // Listed by fastmcp; reads never reach these `load`s because readResource replaces the handler
+  // (prompts/get and completion/complete are ours too: src/protocol).
   const resources: Resource<Auth>[] = RESOURCES.map((r) => ({
     uri: r.uri,
     name: r.name,
@@ -153,8 +142,14 @@ export function createServer(opts: ServerOptions = {}): SessionFactory {
   return (transportType = "stdio") => {
     const session = new FastMCPSession<Auth>({ ...shared, transportType });
     session.server.setRequestHandler(ReadResourceRequestSchema, (request) =>
-      readResource(request.params.uri, ctx),
+      withLogOrigin(session, () => readResource(request.params.uri, ctx)),
     );
+    installProtocol(session, {
+      tools,
+      prompts: PROMPTS,
+      promptContext: promptCtx,
+      templates: RESOURCE_TEMPLATES,
+    });
     return session;
   };
 }

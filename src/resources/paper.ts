@@ -4,7 +4,23 @@
  */
 import { getPaper } from "../corpus/service.js";
 import { NotFoundError } from "../errors.js";
+import { getCorpus } from "../state.js";
 import { defineResourceTemplate } from "./resource.js";
+
+/** PMIDs in the local corpus that start with `prefix`, in numeric order. */
+async function pmidsStartingWith(prefix: string, limit: number): Promise<string[]> {
+  if (!/^\d{0,9}$/.test(prefix)) return [];
+  const { store } = await getCorpus();
+  const rows = await store.db
+    .selectFrom("documents")
+    .select("pmid")
+    .where("pmid", "like", `${prefix}%`)
+    .orderBy((eb) => eb.fn("length", ["pmid"]))
+    .orderBy("pmid")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.pmid);
+}
 
 export const paperResource = defineResourceTemplate({
   uriTemplate: "resource://pubmed/paper/{pmid}",
@@ -14,6 +30,7 @@ export const paperResource = defineResourceTemplate({
     "publication types, dates, PMC id, quality score and version. Only synced papers exist here.",
   mimeType: "application/json",
   arguments: [{ name: "pmid", description: 'PubMed ID of a synced paper, e.g. "31452104".' }],
+  complete: (_argument, value, limit) => pmidsStartingWith(value.trim(), limit),
   read: async ({ pmid = "" }) => {
     if (!/^\d{1,9}$/.test(pmid)) {
       throw new NotFoundError(

@@ -36,6 +36,8 @@ export interface ResourceTemplateDef {
   arguments: { name: string; description: string }[];
   /** Throws NotFoundError when the URI is well formed but names nothing we have. */
   read: (args: Record<string, string>, ctx: ResourceContext) => Promise<string>;
+  /** Values of `argument` that start with the typed `value`, at most `limit` (completion/complete). */
+  complete?: (argument: string, value: string, limit: number) => Promise<string[]>;
 }
 
 export const defineResource = (r: ResourceDef): ResourceDef => r;

@@ -1,0 +1,180 @@
+/**
+ * tools/call, prompts/get and completion/complete with names that do not exist or arguments of
+ * the wrong kind, through the official SDK client: -32602 naming what exists (once, without a
+ * doubled "MCP error" prefix), and the tool's VALIDATION result for non-object `arguments`.
+ * Raw `client.request` calls send what the typed helpers would not.
+ */
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  CallToolResultSchema,
+  CompleteResultSchema,
+  GetPromptResultSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
+import { startHarness, startStdioClient, testEnv, type Harness } from "../helpers/mcp.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+jest.setTimeout(60_000);
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+const callRaw = (client: Client, params: Record<string, unknown>) =>
+  client.request({ method: "tools/call", params }, CallToolResultSchema);
+
+/** The error a request failed with, as the SDK client reports it. */
+async function failure(p: Promise<unknown>): Promise<{ code: number; message: string }> {
+  try {
+    await p;
+  } catch (err) {
+    const e = err as { code: number; message: string };
+    return { code: e.code, message: e.message };
+  }
+  throw new Error("the request succeeded");
+}
+
+function expectInvalidParams(e: { code: number; message: string }, text: RegExp): void {
+  expect(e.code).toBe(-32602);
+  expect(e.message).toMatch(text);
+  expect(e.message.match(/MCP error/g)).toHaveLength(1);
+}
+
+describe("unknown names are -32602 naming what exists", () => {
+  it("tools/call", async () => {
+    const e = await failure(h.client.callTool({ name: "pubmed_foo", arguments: {} }));
+    expectInvalidParams(
+      e,
+      /^MCP error -32602: Unknown tool pubmed_foo\. Available tools: .*pubmed_search/,
+    );
+    const nameless = await failure(callRaw(h.client, { arguments: {} }));
+    expectInvalidParams(nameless, /needs params\.name.*Available tools: .*pubmed_fetch/);
+  });
+
+  it("prompts/get", async () => {
+    const e = await failure(h.client.getPrompt({ name: "pico", arguments: {} }));
+    expectInvalidParams(
+      e,
+      /^MCP error -32602: Unknown prompt pico\. Available prompts: pico_search, systematic_review_plan\.$/,
+    );
+  });
+
+  it("prompts/get without a required argument, or with a non-string one", async () => {
+    const missing = await failure(
+      h.client.getPrompt({ name: "pico_search", arguments: { population: "asthma" } }),
+    );
+    expectInvalidParams(missing, /Prompt pico_search needs intervention/);
+    const numeric = await failure(
+      h.client.request(
+        { method: "prompts/get", params: { name: "pico_search", arguments: { population: 5 } } },
+        GetPromptResultSchema,
+      ),
+    );
+    expectInvalidParams(numeric, /must be an object of strings/);
+  });
+
+  it("completion/complete with an unknown prompt, template or argument", async () => {
+    const prompt = await failure(
+      h.client.complete({
+        ref: { type: "ref/prompt", name: "test_prompt_with_arguments" },
+        argument: { name: "arg1", value: "t" },
+      }),
+    );
+    expectInvalidParams(
+      prompt,
+      /Unknown prompt test_prompt_with_arguments\. Available prompts: pico_search/,
+    );
+    const template = await failure(
+      h.client.complete({
+        ref: { type: "ref/resource", uri: "resource://pubmed/article/{id}" },
+        argument: { name: "id", value: "1" },
+      }),
+    );
+    expectInvalidParams(
+      template,
+      /Unknown resource template resource:\/\/pubmed\/article\/\{id\}\. Resource templates: resource:\/\/pubmed\/paper\/\{pmid\}\./,
+    );
+    const argument = await failure(
+      h.client.complete({
+        ref: { type: "ref/prompt", name: "pico_search" },
+        argument: { name: "design", value: "r" },
+      }),
+    );
+    expectInvalidParams(
+      argument,
+      /Prompt pico_search has no argument design\. Its arguments: population, intervention/,
+    );
+    const malformed = await failure(
+      h.client.request(
+        { method: "completion/complete", params: { ref: "pico_search", argument: { name: "x" } } },
+        CompleteResultSchema,
+      ),
+    );
+    expectInvalidParams(malformed, /needs params\.ref/);
+  });
+});
+
+describe("tools/call arguments that are not a JSON object", () => {
+  const cases: [string, unknown, string][] = [
+    ["null", null, "null"],
+    ["a string", '{"query":"asthma"}', "a string"],
+    ["a number", 42, "a number"],
+    ["an array", ["asthma"], "an array"],
+  ];
+  it.each(cases)("%s gets the VALIDATION result", async (_label, args, kind) => {
+    const res = await callRaw(h.client, { name: "pubmed_spell", arguments: args });
+    expect(res.isError).toBe(true);
+    const first = res.content[0];
+    const json = JSON.parse(first?.type === "text" ? first.text : "") as {
+      error: { code: string; message: string };
+    };
+    expect(json.error.code).toBe("VALIDATION");
+    expect(json.error.message).toBe(
+      `Invalid arguments for pubmed_spell: arguments must be a JSON object of named parameters (query), not ${kind}. See the tool's input schema.`,
+    );
+  });
+
+  it("missing arguments mean {}: the tool itself names the missing parameter", async () => {
+    const res = await callRaw(h.client, { name: "pubmed_spell" });
+    expect(res.isError).toBe(true);
+    const first = res.content[0];
+    const text = first?.type === "text" ? first.text : "";
+    expect(JSON.parse(text)).toMatchObject({ error: { code: "VALIDATION" } });
+    expect(text).toMatch(/query/);
+    expect(text).not.toMatch(/arguments must be a JSON object/);
+  });
+});
+
+describe("over stdio", () => {
+  let fake: FakeEutils;
+  let dataDir: string;
+  beforeAll(async () => {
+    fake = await startFakeEutils();
+    dataDir = mkdtempSync(join(tmpdir(), "pubmed-mcp-protocol-"));
+  });
+  afterAll(async () => {
+    await fake.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("answers null arguments with VALIDATION and an unknown tool with one -32602", async () => {
+    const { client } = await startStdioClient(testEnv(fake, dataDir));
+    try {
+      const res = await callRaw(client, { name: "pubmed_search", arguments: null });
+      expect(res.isError).toBe(true);
+      const first = res.content[0];
+      expect(JSON.parse(first?.type === "text" ? first.text : "")).toMatchObject({
+        error: { code: "VALIDATION", message: expect.stringMatching(/not null/) },
+      });
+      const e = await failure(client.callTool({ name: "nope", arguments: {} }));
+      expectInvalidParams(e, /^MCP error -32602: Unknown tool nope\. Available tools: /);
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * tools/call and prompts/get as the contract wants them: an unknown name is -32602 naming what
+ * exists, `arguments` that are not a JSON object get the tool's VALIDATION result (CONTRACTS §3),
+ * and a prompt's bad arguments are -32602 with the prompt's own message.
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { ErrorCode, type GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { ValidationError, toEnvelope, type ErrorEnvelope } from "../errors.js";
+import { withLogOrigin } from "../log.js";
+import type { PromptContext, PromptDef } from "../prompts/prompt.js";
+import { errorResult, type ToolDef } from "../tools/tool.js";
+import { ProtocolError, invalidParams, isPlainObject, kindOf } from "./errors.js";
+import { interceptRequest } from "./intercept.js";
+
+const names = (items: readonly { name: string }[]) => items.map((i) => i.name).join(", ");
+
+/** A VALIDATION refusal changed nothing; anything else a writing tool answered may have. */
+function refusedAsInvalid(result: unknown): boolean {
+  if (!isPlainObject(result) || result.isError !== true || !Array.isArray(result.content)) {
+    return false;
+  }
+  const first: unknown = result.content[0];
+  if (!isPlainObject(first) || typeof first.text !== "string") return false;
+  try {
+    return (JSON.parse(first.text) as ErrorEnvelope).error.code === "VALIDATION";
+  } catch {
+    return false;
+  }
+}
+
+export function guardToolCalls(
+  server: Server,
+  tools: readonly ToolDef[],
+  origin: object,
+  onWrite: () => void,
+): void {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  interceptRequest(server, "tools/call", (next) => async (request, extra) => {
+    const params: unknown = request.params;
+    const name = isPlainObject(params) ? params.name : undefined;
+    const tool = typeof name === "string" ? byName.get(name) : undefined;
+    if (!tool || !isPlainObject(params)) {
+      throw invalidParams(
+        typeof name === "string"
+          ? `Unknown tool ${name}. Available tools: ${names(tools)}.`
+          : `tools/call needs params.name, the name of a tool. Available tools: ${names(tools)}.`,
+      );
+    }
+    // A missing `arguments` means {}; anything but an object is the model's mistake to correct.
+    if (params.arguments !== undefined && !isPlainObject(params.arguments)) {
+      return errorResult(
+        new ValidationError(
+          `Invalid arguments for ${tool.name}: arguments must be a JSON object of named ` +
+            `parameters (${Object.keys(tool.parameters.shape).join(", ")}), not ` +
+            `${kindOf(params.arguments)}. See the tool's input schema.`,
+        ),
+      );
+    }
+    const result = await withLogOrigin(origin, () => next(request, extra));
+    if (!tool.annotations.readOnlyHint && !refusedAsInvalid(result)) onWrite();
+    return result;
+  });
+}
+
+const GetPromptRequest = z.object({
+  method: z.literal("prompts/get"),
+  params: z.looseObject({ name: z.unknown(), arguments: z.unknown() }),
+});
+
+export function handlePrompts(
+  server: Server,
+  prompts: readonly PromptDef[],
+  ctx: PromptContext,
+): void {
+  server.setRequestHandler(GetPromptRequest, ({ params }): GetPromptResult => {
+    const prompt = prompts.find((p) => p.name === params.name);
+    if (!prompt) {
+      throw invalidParams(
+        `Unknown prompt ${String(params.name)}. Available prompts: ${names(prompts)}.`,
+      );
+    }
+    const raw = params.arguments ?? {};
+    if (!isPlainObject(raw) || Object.values(raw).some((v) => typeof v !== "string")) {
+      throw invalidParams(
+        `Arguments of prompt ${prompt.name} must be an object of strings, e.g. ` +
+          `{"${prompt.arguments[0]?.name ?? "name"}": "…"}.`,
+      );
+    }
+    const args = raw as Record<string, string>;
+    // Blank values reach build(), which says what a usable value looks like.
+    const missing = prompt.arguments.filter((a) => a.required && args[a.name] === undefined);
+    if (missing.length > 0) {
+      throw invalidParams(
+        `Prompt ${prompt.name} needs ${missing.map((a) => `${a.name} (${a.description})`).join("; ")}.`,
+      );
+    }
+    try {
+      const text = prompt.build(args, ctx);
+      return {
+        description: prompt.description,
+        messages: [{ role: "user", content: { type: "text", text } }],
+      };
+    } catch (err) {
+      const { error } = toEnvelope(err);
+      if (error.code === "VALIDATION")
+        throw invalidParams(`Prompt ${prompt.name}: ${error.message}`);
+      throw new ProtocolError(
+        ErrorCode.InternalError,
+        `Prompt ${prompt.name} failed: ${error.message}`,
+      );
+    }
+  });
+}
