@@ -59,6 +59,30 @@ export class EmbeddingsError extends AppError {
 export class VectorStoreError extends AppError {
   readonly code = "VECTOR_STORE";
 }
+/**
+ * The client cancelled the call (notifications/cancelled) or went away. The SDK drops the reply
+ * to a cancelled request, so this is routine, not a failure worth an error log.
+ */
+export class CancelledError extends AppError {
+  readonly code = "UPSTREAM";
+}
+
+/**
+ * What a tool call whose signal fired ends with, when the work stopped with whatever the abort
+ * threw (a DOMException, or the client's cancel reason, which may be a bare string): the UPSTREAM
+ * deadline error when the call's own deadline passed, else a quiet CancelledError.
+ */
+export function abortedCall(tool: string, by: "deadline" | "client", deadlineMs: number): AppError {
+  if (by === "deadline") {
+    return new UpstreamError(
+      `The call did not finish within ${Math.round(deadlineMs / 1000)} s (NCBI_DEADLINE_MS); try again later or narrow the request.`,
+    );
+  }
+  log.debug("tool call cancelled by the client", { tool });
+  return new CancelledError(
+    "The call was cancelled before it finished. Retry it if you still need the result.",
+  );
+}
 
 export interface ErrorEnvelope {
   error: { code: ErrorCode; message: string; details: Record<string, unknown> | null };

@@ -1,6 +1,6 @@
 /**
- * Walks every tool the server lists: names, descriptions, annotations and schema rules, plus a
- * snapshot of tools/list that only changes on purpose (update with `npm test -- -u`).
+ * Walks every tool the server lists: names, descriptions, annotations, input and output schema
+ * rules, plus a snapshot of tools/list that only changes on purpose (update with `npm test -- -u`).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { TOOLS } from "../../src/tools/index.js";
@@ -45,6 +45,18 @@ describe("tools/list", () => {
           described: true,
         });
       }
+    }
+  });
+
+  it("declares an object outputSchema for every tool, in the JSON Schema dialect it names", async () => {
+    const { tools } = await h.client.listTools();
+    for (const tool of tools) {
+      expect({ tool: tool.name, type: tool.outputSchema?.type }).toEqual({
+        tool: tool.name,
+        type: "object",
+      });
+      expect(tool.outputSchema?.$schema).toBe("http://json-schema.org/draft-07/schema#");
+      expect(Object.keys(tool.outputSchema?.properties ?? {}).length).toBeGreaterThan(0);
     }
   });
 

@@ -1,20 +1,78 @@
 /**
  * Parameter pieces shared by several tools, so messages and limits read the same everywhere.
+ *
+ * Models often send a PMID as a number (`{"pmid": 30000219}`), a count as a string
+ * (`"maxResults": "5"`) or a flag as `"true"`. Those are accepted here, without a VALIDATION round
+ * trip, while the advertised JSON Schema keeps the one canonical type: a plain string or integer
+ * is what every client and model handles, where `anyOf` unions are not (the test that guards this
+ * is __tests__/tools/normalise.test.ts).
  */
 import { z } from "zod";
 
-export const pmidSchema = z
-  .string()
-  .trim()
-  .regex(/^\d{1,9}$/, { error: 'must be digits, e.g. "31452104"' })
-  .describe('A PubMed ID (digits), e.g. "31452104".');
+/** "5" → 5 (digits, optional sign and fraction, surrounding spaces); anything else unchanged. */
+function numericString(value: unknown): unknown {
+  return typeof value === "string" && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
+}
+
+/** "true"/"false" (any case) → the boolean; anything else unchanged. */
+function booleanString(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  const word = value.trim().toLowerCase();
+  return word === "true" ? true : word === "false" ? false : value;
+}
+
+/** A non-negative integer → its digits; anything else unchanged. */
+function integerText(value: unknown): unknown {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0
+    ? String(value)
+    : value;
+}
+
+/** A number or integer parameter that also takes its digits as a string. */
+export const numeric = <T extends z.ZodType>(schema: T) => z.preprocess(numericString, schema);
+
+/** A boolean parameter that also takes "true" / "false". */
+export const flag = <T extends z.ZodType>(schema: T) => z.preprocess(booleanString, schema);
+
+/** A string parameter that also takes a whole number (years, volumes, pages, query keys). */
+export const textOrNumber = <T extends z.ZodType>(schema: T) => z.preprocess(integerText, schema);
+
+export const pmidSchema = textOrNumber(
+  z
+    .string()
+    .trim()
+    .regex(/^\d{1,9}$/, { error: 'must be digits, e.g. "31452104"' }),
+).describe('A PubMed ID (digits), e.g. "31452104".');
+
+/**
+ * A list of PMIDs. A single PMID (string or number) and a comma- or space-separated string are
+ * taken as the list they mean.
+ */
+export function pmidListSchema(max: number) {
+  return z.preprocess(
+    (value) => {
+      if (typeof value === "number") return [value];
+      if (typeof value === "string") return value.split(/[\s,;]+/).filter(Boolean);
+      return value;
+    },
+    z
+      .array(pmidSchema)
+      .min(1, { error: "must list at least one PMID" })
+      .max(max, { error: `must list at most ${max} PMIDs; split the list` }),
+  );
+}
 
 /** YYYY, YYYY/MM or YYYY/MM/DD, as E-utilities expects. */
-export const entrezDateSchema = z
-  .string()
-  .trim()
-  .regex(/^\d{4}(\/(0[1-9]|1[0-2])(\/(0[1-9]|[12]\d|3[01]))?)?$/, {
-    error: 'must be YYYY, YYYY/MM or YYYY/MM/DD, e.g. "2020/01/31"',
-  });
+export const entrezDateSchema = textOrNumber(
+  z
+    .string()
+    .trim()
+    .regex(/^\d{4}(\/(0[1-9]|1[0-2])(\/(0[1-9]|[12]\d|3[01]))?)?$/, {
+      error: 'must be YYYY, YYYY/MM or YYYY/MM/DD, e.g. "2020/01/31"',
+    }),
+);
+
+/** A required free-text parameter ("must not be empty" when blank). */
+export const requiredText = () => z.string().trim().min(1, { error: "must not be empty" });
 
 export const READ_ONLY_LIVE = { readOnlyHint: true, openWorldHint: true } as const;

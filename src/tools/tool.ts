@@ -1,13 +1,14 @@
 /**
- * A tool is a plain object (name, description, annotations, zod parameters, execute). This module
- * adapts one to fastmcp: arguments are validated here, not by the framework, so invalid calls come
- * back as a VALIDATION tool result the model can read and correct (fastmcp would raise JSON-RPC
- * -32602), and every failure goes through the one envelope mapping in errors.ts.
+ * A tool is a plain object (name, description, annotations, zod parameters and output, execute).
+ * This module adapts one to fastmcp: arguments are validated here, not by the framework, so invalid
+ * calls come back as a VALIDATION tool result the model can read and correct (fastmcp would raise
+ * JSON-RPC -32602), and every failure goes through the one envelope mapping in errors.ts.
  */
 import type { ContentResult, Context, FastMCPSessionAuth, Tool as FastMcpTool } from "fastmcp";
 import { z } from "zod";
-import { ValidationError, toEnvelope } from "../errors.js";
+import { abortedCall, AppError, toEnvelope } from "../errors.js";
 import { getConfig } from "../state.js";
+import { validateArgs } from "./validate.js";
 
 export interface ToolAnnotations {
   title: string;
@@ -23,85 +24,74 @@ export interface ToolContext {
   reportProgress: (progress: number, total?: number, message?: string) => Promise<void>;
 }
 
-/** Content blocks for tools whose output is not one JSON object (pubmed_trend's chart). */
-export interface RawContent {
-  content: ContentResult["content"];
-}
+export type Content = ContentResult["content"];
 
-export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
+export interface ToolDef<S extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;
   description: string;
   annotations: ToolAnnotations;
   parameters: S;
+  /**
+   * The result object's shape, advertised as `outputSchema`; the result is returned as JSON text
+   * and as `structuredContent`. Every registered tool has one (the inventory test checks it).
+   */
+  output?: O;
   /** Long-running tools (sync) manage their own per-request deadlines instead of NCBI_DEADLINE_MS. */
   noDeadline?: boolean;
-  execute: (args: z.output<S>, ctx: ToolContext) => Promise<object>;
+  execute: (args: z.output<S>, ctx: ToolContext) => Promise<z.output<O>>;
+  /** Content blocks after the result's JSON text block (pubmed_trend's chart). */
+  moreContent?: (result: z.output<O>) => Promise<Content>;
 }
 
-export const defineTool = <S extends z.ZodObject>(tool: ToolDef<S>): ToolDef<S> => tool;
+export const defineTool = <S extends z.ZodObject, O extends z.ZodObject = z.ZodObject>(
+  tool: ToolDef<S, O>,
+): ToolDef<S, O> => tool;
 
-/** Empty strings in optional arguments count as absent (CONTRACTS §4); nested objects too. */
-export function dropEmptyStrings(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(dropEmptyStrings);
-  if (value && typeof value === "object") {
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([, v]) => v !== "")
-        .map(([k, v]) => [k, dropEmptyStrings(v)]),
-    );
-  }
-  return value;
-}
-
-/** "pmids[2]: must be digits" style, one line per problem. */
-export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues
-    .map((i) => {
-      const path = i.path.reduce<string>(
-        (acc, p) =>
-          typeof p === "number" ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p),
-        "",
-      );
-      return path ? `${path} ${i.message}` : i.message;
-    })
-    .join("; ");
-}
-
-export function validateArgs<S extends z.ZodObject>(tool: ToolDef<S>, raw: unknown): z.output<S> {
-  const parsed = tool.parameters.safeParse(dropEmptyStrings(raw ?? {}));
-  if (!parsed.success) {
-    throw new ValidationError(
-      `Invalid arguments for ${tool.name}: ${describeIssues(parsed.error.issues)}. See the tool's input schema.`,
-      {
-        issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })),
-      },
-    );
-  }
-  return parsed.data;
-}
-
+/**
+ * The error envelope as text only. A tool with an outputSchema must not put the envelope in
+ * `structuredContent`: the MCP SDK client (1.x `Client.callTool`) validates structuredContent
+ * against the outputSchema even on `isError` results and would throw instead of returning the
+ * error (typescript-sdk#1943). CONTRACTS §3 asks for the structured copy only where clients take it.
+ */
 export function errorResult(err: unknown): ContentResult {
-  const envelope = toEnvelope(err);
-  return {
-    content: [{ type: "text", text: JSON.stringify(envelope) }],
-    isError: true,
-    structuredContent: envelope as unknown as Record<string, unknown>,
-  };
+  return { content: [{ type: "text", text: JSON.stringify(toEnvelope(err)) }], isError: true };
 }
 
-export function jsonResult(value: object): ContentResult {
-  if ("content" in value && Array.isArray((value as RawContent).content)) {
-    return value as ContentResult;
-  }
+export function jsonResult(value: object, more: Content = []): ContentResult {
   return {
-    content: [{ type: "text", text: JSON.stringify(value) }],
+    content: [{ type: "text", text: JSON.stringify(value) }, ...more],
     structuredContent: value as Record<string, unknown>,
   };
 }
 
-/** The JSON Schema advertised in tools/list comes from the zod schema; validation happens in execute. */
-function passThroughSchema(schema: z.ZodObject) {
-  const json = z.toJSONSchema(schema, { target: "draft-07", io: "input" });
+/**
+ * The advertised JSON Schema, trimmed: zod's integer bounds at ±2^53−1 say nothing a client needs,
+ * and output objects stay open (no `additionalProperties: false`), so a client holding an older
+ * tools/list still accepts a reply with a field added since (CONTRACTS: additive fields are
+ * minor). The output-schema test checks replies against a closed copy, so no field goes undeclared.
+ */
+function trim(schema: unknown, openObjects: boolean): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => trim(s, openObjects));
+  if (!schema || typeof schema !== "object") return schema;
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(
+        ([k, v]) =>
+          !(k === "maximum" && v === Number.MAX_SAFE_INTEGER) &&
+          !(k === "minimum" && v === Number.MIN_SAFE_INTEGER) &&
+          !(openObjects && k === "additionalProperties" && v === false),
+      )
+      .map(([k, v]) => [k, trim(v, openObjects)]),
+  );
+}
+
+/**
+ * A Standard Schema whose JSON Schema fastmcp advertises and whose `validate` passes values
+ * through: arguments are validated in execute (for the VALIDATION result), and outputs are
+ * checked against their schemas by the tests, not on every call.
+ */
+function advertised(schema: z.ZodObject, io: "input" | "output") {
+  const json = trim(z.toJSONSchema(schema, { target: "draft-07", io }), io === "output");
   return {
     "~standard": {
       version: 1 as const,
@@ -112,19 +102,21 @@ function passThroughSchema(schema: z.ZodObject) {
   };
 }
 
+type Schema = FastMcpTool<FastMCPSessionAuth>["parameters"];
+
 export function toFastMcpTool(tool: ToolDef): FastMcpTool<FastMCPSessionAuth> {
   return {
     name: tool.name,
     description: tool.description,
     annotations: tool.annotations,
-    parameters: passThroughSchema(
-      tool.parameters,
-    ) as unknown as FastMcpTool<FastMCPSessionAuth>["parameters"],
+    parameters: advertised(tool.parameters, "input") as unknown as Schema,
+    ...(tool.output && {
+      outputSchema: advertised(tool.output, "output") as unknown as Schema,
+    }),
     execute: async (raw: unknown, context: Context<FastMCPSessionAuth>) => {
-      const limits = [
-        ...(context.signal ? [context.signal] : []),
-        ...(tool.noDeadline ? [] : [AbortSignal.timeout(getConfig().ncbi.deadlineMs)]),
-      ];
+      const deadlineMs = getConfig().ncbi.deadlineMs;
+      const deadline = tool.noDeadline ? undefined : AbortSignal.timeout(deadlineMs);
+      const limits = [context.signal, deadline].filter((s): s is AbortSignal => Boolean(s));
       const signal = AbortSignal.any(limits);
       try {
         const args = validateArgs(tool, raw);
@@ -133,8 +125,14 @@ export function toFastMcpTool(tool: ToolDef): FastMcpTool<FastMCPSessionAuth> {
           reportProgress: (progress, total, message) =>
             context.reportProgress({ progress, total, ...(message ? { message } : {}) }),
         });
-        return jsonResult(result);
+        return jsonResult(result, await tool.moreContent?.(result));
       } catch (err) {
+        // Work stopped by the abort throws whatever the abort carried (possibly the client's bare
+        // cancel reason); typed errors raised on the way out keep their own message.
+        if (signal.aborted && !(err instanceof AppError)) {
+          const by = context.signal?.aborted ? "client" : "deadline";
+          return errorResult(abortedCall(tool.name, by, deadlineMs));
+        }
         return errorResult(err);
       }
     },

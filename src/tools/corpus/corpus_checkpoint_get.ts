@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { readCheckpoint } from "../../corpus/service.js";
+import { requiredText } from "../params.js";
 import { defineTool } from "../tool.js";
 
 export const corpusCheckpointGet = defineTool({
@@ -10,11 +11,8 @@ export const corpusCheckpointGet = defineTool({
     '{"query_key": "metformin-aging"}.',
   annotations: { title: "Read a sync checkpoint", readOnlyHint: true, openWorldHint: false },
   parameters: z.object({
-    query_key: z
-      .string()
-      .trim()
-      .min(1, { error: "must not be empty" })
-      .describe("The saved query's key."),
+    query_key: requiredText().describe("The saved query's key."),
   }),
+  output: z.object({ query_key: z.string(), last_edat: z.string().nullable() }),
   execute: (args) => readCheckpoint(args.query_key),
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { writeCheckpoint } from "../../corpus/service.js";
+import { requiredText } from "../params.js";
 import { defineTool } from "../tool.js";
 
 export const corpusCheckpointSet = defineTool({
@@ -16,11 +17,7 @@ export const corpusCheckpointSet = defineTool({
     openWorldHint: false,
   },
   parameters: z.object({
-    query_key: z
-      .string()
-      .trim()
-      .min(1, { error: "must not be empty" })
-      .describe("The saved query's key."),
+    query_key: requiredText().describe("The saved query's key."),
     last_edat: z
       .string()
       .trim()
@@ -32,5 +29,6 @@ export const corpusCheckpointSet = defineTool({
       )
       .describe('New checkpoint, ISO-8601, e.g. "2024-01-01T00:00:00Z".'),
   }),
+  output: z.object({ ok: z.boolean() }),
   execute: (args) => writeCheckpoint(args.query_key, args.last_edat),
 });

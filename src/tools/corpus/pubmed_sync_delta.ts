@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { runSync } from "../../corpus/service.js";
+import { count } from "../outputs.js";
+import { numeric, requiredText } from "../params.js";
 import { defineTool } from "../tool.js";
 
 export const pubmedSyncDelta = defineTool({
@@ -20,31 +22,27 @@ export const pubmedSyncDelta = defineTool({
   },
   noDeadline: true,
   parameters: z.object({
-    query_key: z
-      .string()
-      .trim()
-      .min(1, { error: "must not be empty" })
+    query_key: requiredText()
       .max(200)
       .describe(
         'Your name for this saved query; its checkpoint is kept under it, e.g. "metformin-aging".',
       ),
-    term: z
-      .string()
-      .trim()
-      .min(1, { error: "must not be empty" })
-      .describe("PubMed query to sync."),
-    overlap_days: z
-      .int()
-      .min(0)
-      .max(3650)
-      .default(5)
-      .describe("Re-read this many days before the checkpoint, to catch late-indexed records."),
-    max_records: z
-      .int()
-      .min(1)
-      .max(1_000_000)
-      .default(50_000)
-      .describe("Most records this call processes; call again to continue."),
+    term: requiredText().describe("PubMed query to sync."),
+    overlap_days: numeric(z.int().min(0).max(3650).default(5)).describe(
+      "Re-read this many days before the checkpoint, to catch late-indexed records.",
+    ),
+    max_records: numeric(z.int().min(1).max(1_000_000).default(50_000)).describe(
+      "Most records this call processes; call again to continue.",
+    ),
+  }),
+  output: z.object({
+    job_id: z.string(),
+    inserted: count,
+    updated: count,
+    skipped: count,
+    pmids_processed: count,
+    max_edat_seen: z.string().nullable(),
+    warnings: z.array(z.string()),
   }),
   execute: (args, { signal, reportProgress }) =>
     runSync(

@@ -1,6 +1,16 @@
 import { z } from "zod";
 import { getPaper } from "../../corpus/service.js";
+import { nullableText } from "../outputs.js";
 import { defineTool } from "../tool.js";
+
+/** A bare PMID (digits, or a number) is taken as its doc_id: 31452104 → "pmid:31452104"; "PMID: 1" too. */
+function asDocId(value: unknown): unknown {
+  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0)
+    return `pmid:${value}`;
+  if (typeof value !== "string") return value;
+  const digits = /^\s*(?:pmid:\s*)?(\d{1,9})\s*$/i.exec(value)?.[1];
+  return digits ? `pmid:${digits}` : value.trim();
+}
 
 export const ragGet = defineTool({
   name: "rag_get",
@@ -11,10 +21,30 @@ export const ragGet = defineTool({
   annotations: { title: "Read a corpus paper", readOnlyHint: true, openWorldHint: false },
   parameters: z.object({
     doc_id: z
-      .string()
-      .trim()
-      .regex(/^pmid:\d{1,9}$/, { error: 'must look like "pmid:31452104"' })
+      .preprocess(
+        asDocId,
+        z.string().regex(/^pmid:\d{1,9}$/, { error: 'must look like "pmid:31452104"' }),
+      )
       .describe('The paper\'s doc_id from rag_search, e.g. "pmid:31452104".'),
+  }),
+  output: z.object({
+    doc_id: z.string(),
+    title: z.string(),
+    abstract: z.string(),
+    journal: nullableText,
+    pub_types: z.array(z.string()),
+    pdat: nullableText,
+    edat: nullableText,
+    lr: nullableText,
+    pmcid: nullableText,
+    quality: z.object({
+      design: z.number(),
+      recency: z.number(),
+      journal: z.number(),
+      human: z.number(),
+      total: z.number(),
+    }),
+    version: z.int(),
   }),
   execute: (args) => getPaper(args.doc_id.slice("pmid:".length)),
 });

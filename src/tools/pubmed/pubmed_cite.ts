@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CITATION_STYLES } from "../../eutils/cite.js";
 import { citePubmed } from "../../pubmed/cite.js";
-import { READ_ONLY_LIVE, pmidSchema } from "../params.js";
+import { READ_ONLY_LIVE, pmidListSchema } from "../params.js";
 import { defineTool } from "../tool.js";
 
 export const pubmedCite = defineTool({
@@ -13,16 +13,21 @@ export const pubmedCite = defineTool({
     '{"pmids": ["31452104"], "styles": ["apa", "bibtex"]}.',
   annotations: { title: "Cite PubMed articles", ...READ_ONLY_LIVE },
   parameters: z.object({
-    pmids: z
-      .array(pmidSchema)
-      .min(1, { error: "must list at least one PMID" })
-      .max(50, { error: "must list at most 50 PMIDs; split the list" })
-      .describe('PMIDs to cite, e.g. ["31452104"].'),
+    pmids: pmidListSchema(50).describe('PMIDs to cite, e.g. ["31452104"].'),
     styles: z
       .array(z.enum(CITATION_STYLES))
       .min(1)
       .default(["ris"])
       .describe("Citation formats to produce."),
+  }),
+  output: z.object({
+    citations: z.array(
+      z.object({
+        pmid: z.string(),
+        formats: z.partialRecord(z.enum(CITATION_STYLES), z.string()),
+      }),
+    ),
+    notFoundPmids: z.array(z.string()),
   }),
   execute: (args, { signal }) =>
     citePubmed([...new Set(args.pmids)], [...new Set(args.styles)], signal),

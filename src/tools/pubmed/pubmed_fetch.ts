@@ -1,7 +1,17 @@
 import { z } from "zod";
 import { fetchPubmed } from "../../pubmed/fetch.js";
-import { READ_ONLY_LIVE, pmidSchema } from "../params.js";
+import { articleSchema } from "../outputs.js";
+import { READ_ONLY_LIVE, flag, numeric, pmidListSchema, textOrNumber } from "../params.js";
 import { defineTool } from "../tool.js";
+
+/** Parsed levels fill articles and notFoundPmids; full_xml and medline_text fill detailLevel and text. */
+const fetchOutput = z.object({
+  articles: z.array(articleSchema).optional(),
+  notFoundPmids: z.array(z.string()).optional(),
+  detailLevel: z.enum(["full_xml", "medline_text"]).optional(),
+  text: z.string().optional(),
+  eFetchDetails: z.object({ urls: z.array(z.string()), requestMethod: z.enum(["GET", "POST"]) }),
+});
 
 export const pubmedFetch = defineTool({
   name: "pubmed_fetch",
@@ -15,22 +25,25 @@ export const pubmedFetch = defineTool({
   annotations: { title: "Fetch PubMed records", ...READ_ONLY_LIVE },
   parameters: z
     .object({
-      pmids: z
-        .array(pmidSchema)
-        .min(1, { error: "must list at least one PMID" })
-        .max(200, { error: "must list at most 200 PMIDs; split the list" })
+      pmids: pmidListSchema(200)
         .optional()
         .describe('PMIDs to fetch, e.g. ["31452104", "29190235"].'),
       webEnv: z.string().trim().min(1).optional().describe("WebEnv of an ESearch history."),
-      queryKey: z.string().trim().regex(/^\d+$/).optional().describe("query_key in that history."),
-      retstart: z.int().min(0).default(0).describe("First record of the history to fetch."),
-      retmax: z.int().min(1).max(200).default(20).describe("Records to fetch from the history."),
+      queryKey: textOrNumber(z.string().trim().regex(/^\d+$/).optional()).describe(
+        "query_key in that history.",
+      ),
+      retstart: numeric(z.int().min(0).default(0)).describe(
+        "First record of the history to fetch.",
+      ),
+      retmax: numeric(z.int().min(1).max(200).default(20)).describe(
+        "Records to fetch from the history.",
+      ),
       detailLevel: z
         .enum(["abstract_plus", "full_xml", "medline_text", "citation_data"])
         .default("abstract_plus")
         .describe("What to return (see the description)."),
-      includeMeshTerms: z.boolean().default(true).describe("Include MeSH terms."),
-      includeGrantInfo: z.boolean().default(false).describe("Include grants."),
+      includeMeshTerms: flag(z.boolean().default(true)).describe("Include MeSH terms."),
+      includeGrantInfo: flag(z.boolean().default(false)).describe("Include grants."),
     })
     .refine((a) => a.pmids !== undefined || (a.webEnv !== undefined && a.queryKey !== undefined), {
       error: "give either pmids or both webEnv and queryKey",
@@ -38,8 +51,11 @@ export const pubmedFetch = defineTool({
     .refine((a) => a.pmids === undefined || a.webEnv === undefined, {
       error: "give pmids or webEnv/queryKey, not both",
     }),
-  execute: (args, { signal }) =>
-    fetchPubmed(
+  output: fetchOutput,
+  execute: async (args, { signal }) =>
+    // citation_data's Partial<Article> always holds the fields articleSchema requires (see
+    // citationData in src/pubmed/fetch.ts); __tests__/tools/output-schemas.test.ts checks it.
+    (await fetchPubmed(
       {
         target: args.pmids
           ? { pmids: [...new Set(args.pmids)] }
@@ -54,5 +70,5 @@ export const pubmedFetch = defineTool({
         includeGrantInfo: args.includeGrantInfo,
       },
       signal,
-    ),
+    )) as z.output<typeof fetchOutput>,
 });

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { matchCitations } from "../../pubmed/match.js";
-import { READ_ONLY_LIVE } from "../params.js";
+import { READ_ONLY_LIVE, textOrNumber } from "../params.js";
 import { defineTool } from "../tool.js";
 
-const field = (what: string) => z.string().trim().max(300).default("").describe(what);
+const field = (what: string) => textOrNumber(z.string().trim().max(300).default("")).describe(what);
 
 export const pubmedMatchCitations = defineTool({
   name: "pubmed_match_citations",
@@ -24,7 +24,9 @@ export const pubmedMatchCitations = defineTool({
             volume: field("Volume."),
             firstPage: field("First page."),
             authorName: field('First author as "surname initials", e.g. "mann bj".'),
-            key: z.string().trim().max(100).optional().describe("Your label, echoed back."),
+            key: textOrNumber(z.string().trim().max(100).optional()).describe(
+              "Your label, echoed back.",
+            ),
           })
           .refine((c) => c.journal || c.authorName, {
             error: "needs at least a journal or an authorName",
@@ -33,6 +35,15 @@ export const pubmedMatchCitations = defineTool({
       .min(1)
       .max(25, { error: "must list at most 25 citations; split the list" })
       .describe("Citations to match."),
+  }),
+  output: z.object({
+    results: z.array(
+      z.object({
+        key: z.string(),
+        pmid: z.string().nullable(),
+        status: z.enum(["matched", "not_found", "ambiguous"]),
+      }),
+    ),
   }),
   execute: (args, { signal }) =>
     matchCitations(

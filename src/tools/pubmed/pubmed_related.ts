@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { relatedArticles } from "../../pubmed/related.js";
-import { READ_ONLY_LIVE, pmidSchema } from "../params.js";
+import { count } from "../outputs.js";
+import { READ_ONLY_LIVE, numeric, pmidSchema } from "../params.js";
 import { defineTool } from "../tool.js";
+
+const RELATIONSHIPS = ["similar", "cited_by", "references"] as const;
 
 export const pubmedRelated = defineTool({
   name: "pubmed_related",
@@ -13,11 +16,25 @@ export const pubmedRelated = defineTool({
   annotations: { title: "Related PubMed articles", ...READ_ONLY_LIVE },
   parameters: z.object({
     pmid: pmidSchema,
-    relationship: z
-      .enum(["similar", "cited_by", "references"])
-      .default("similar")
-      .describe("Which links to follow."),
-    maxResults: z.int().min(1).max(100).default(10).describe("Articles to return (1–100)."),
+    relationship: z.enum(RELATIONSHIPS).default("similar").describe("Which links to follow."),
+    maxResults: numeric(z.int().min(1).max(100).default(10)).describe(
+      "Articles to return (1–100).",
+    ),
+  }),
+  output: z.object({
+    sourcePmid: z.string(),
+    relationship: z.enum(RELATIONSHIPS),
+    totalFound: count,
+    related: z.array(
+      z.object({
+        pmid: z.string(),
+        title: z.string(),
+        authors: z.array(z.string()),
+        source: z.string(),
+        pubDate: z.string(),
+        score: z.number().nullable(),
+      }),
+    ),
   }),
   execute: (args, { signal }) =>
     relatedArticles(args.pmid, args.relationship, args.maxResults, signal),

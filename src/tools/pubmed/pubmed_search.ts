@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { searchPubmed } from "../../pubmed/search.js";
-import { READ_ONLY_LIVE, entrezDateSchema } from "../params.js";
+import { briefSummarySchema, count } from "../outputs.js";
+import { READ_ONLY_LIVE, entrezDateSchema, numeric, requiredText } from "../params.js";
 import { defineTool } from "../tool.js";
 
 export const pubmedSearch = defineTool({
@@ -14,13 +15,11 @@ export const pubmedSearch = defineTool({
     '"fetchBriefSummaries": 5}.',
   annotations: { title: "Search PubMed", ...READ_ONLY_LIVE },
   parameters: z.object({
-    query: z
-      .string()
-      .trim()
-      .min(1, { error: "must not be empty" })
-      .describe('PubMed query, e.g. "crispr[ti] AND 2020:2024[dp]".'),
-    maxResults: z.int().min(1).max(1000).default(20).describe("PMIDs to return (1–1000)."),
-    offset: z.int().min(0).max(9998).default(0).describe("Index of the first PMID (paging)."),
+    query: requiredText().describe('PubMed query, e.g. "crispr[ti] AND 2020:2024[dp]".'),
+    maxResults: numeric(z.int().min(1).max(1000).default(20)).describe("PMIDs to return (1–1000)."),
+    offset: numeric(z.int().min(0).max(9998).default(0)).describe(
+      "Index of the first PMID (paging).",
+    ),
     sort: z
       .enum(["relevance", "pub_date", "author", "journal"])
       .optional()
@@ -44,12 +43,19 @@ export const pubmedSearch = defineTool({
       .max(20)
       .optional()
       .describe('Publication types to require (any of), e.g. ["Randomized Controlled Trial"].'),
-    fetchBriefSummaries: z
-      .int()
-      .min(0)
-      .max(100)
-      .default(0)
-      .describe("Also return brief summaries for this many of the first PMIDs (0–100)."),
+    fetchBriefSummaries: numeric(z.int().min(0).max(100).default(0)).describe(
+      "Also return brief summaries for this many of the first PMIDs (0–100).",
+    ),
+  }),
+  output: z.object({
+    effectiveQuery: z.string(),
+    totalFound: count,
+    offset: count,
+    pmids: z.array(z.string()),
+    briefSummaries: z.array(briefSummarySchema),
+    queryTranslation: z.string().nullable(),
+    warnings: z.array(z.string()),
+    eSearchUrl: z.string(),
   }),
   execute: (args, { signal }) => searchPubmed(args, signal),
 });

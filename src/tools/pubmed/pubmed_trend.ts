@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { publicationTrend, trendChart } from "../../pubmed/trend.js";
-import { READ_ONLY_LIVE } from "../params.js";
+import { count } from "../outputs.js";
+import { READ_ONLY_LIVE, numeric, requiredText } from "../params.js";
 import { defineTool } from "../tool.js";
 
 const MAX_SPAN = 50;
-const year = z.int().min(1800).max(2100);
+const year = numeric(z.int().min(1800).max(2100));
 
 export const pubmedTrend = defineTool({
   name: "pubmed_trend",
@@ -16,7 +17,7 @@ export const pubmedTrend = defineTool({
   annotations: { title: "Publication trend", ...READ_ONLY_LIVE },
   parameters: z
     .object({
-      query: z.string().trim().min(1, { error: "must not be empty" }).describe("PubMed query."),
+      query: requiredText().describe("PubMed query."),
       startYear: year.describe("First year, e.g. 2000."),
       endYear: year.describe("Last year, e.g. 2024."),
     })
@@ -24,13 +25,13 @@ export const pubmedTrend = defineTool({
     .refine((a) => a.endYear - a.startYear < MAX_SPAN, {
       error: `the span must be at most ${MAX_SPAN} years`,
     }),
-  execute: async (args, { signal }) => {
-    const trend = await publicationTrend(args.query, args.startYear, args.endYear, signal);
-    return {
-      content: [
-        { type: "text", text: JSON.stringify(trend) },
-        { type: "image", mimeType: "image/svg+xml", data: await trendChart(trend) },
-      ],
-    };
-  },
+  output: z.object({
+    query: z.string(),
+    counts: z.array(z.object({ year: z.int(), count })),
+  }),
+  execute: (args, { signal }) => publicationTrend(args.query, args.startYear, args.endYear, signal),
+  // CONTRACTS §4: the JSON text block first, then the chart.
+  moreContent: async (trend) => [
+    { type: "image", mimeType: "image/svg+xml", data: await trendChart(trend) },
+  ],
 });
