@@ -97,7 +97,11 @@ function spec(query: string, counts: YearCount[]): TopLevelSpec {
  */
 export async function renderTrendSvg(query: string, counts: YearCount[]): Promise<string> {
   if (counts.length === 0) throw new RangeError("renderTrendSvg needs at least one year");
-  const sorted = [...counts].sort((a, b) => a.year - b.year);
+  // Copies: Vega tags the data objects it is given (Symbol(vega_id)), and these are the tool's
+  // structuredContent (an in-memory client would see the tags).
+  const sorted = counts
+    .map((c) => ({ year: c.year, count: c.count }))
+    .sort((a, b) => a.year - b.year);
   const vegaSpec = compile(spec(query, sorted)).spec;
   const view = new View(parse(vegaSpec), { renderer: "none" });
   try {

@@ -1,0 +1,235 @@
+/**
+ * Every tool's real replies against the outputSchema it advertises in tools/list: the official SDK
+ * client (which validates structuredContent itself once it has listed the tools) and ajv (draft-07,
+ * the dialect the schemas name), against the fake NCBI serving the offline demo's synthetic corpus
+ * and, where ../shared is present, recorded NCBI records (structured abstracts, collective
+ * authors, MathML, comments/corrections, a book). Corpus tools run on the embedded store.
+ * A reply that drifts from its schema — a field missing, mistyped or undeclared — fails here.
+ */
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { Ajv, type ValidateFunction } from "ajv";
+import { demoCorpus, synthHandler } from "../../src/devtools/synth-ncbi.js";
+import { onUtility, startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
+import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
+import { HAS_SHARED, eutilsFixture } from "../helpers/shared.js";
+
+jest.setTimeout(120_000);
+
+const corpus = demoCorpus();
+const TERM = "metformin aging";
+const SYNTH = corpus.pmidsFor(TERM);
+const FIRST = SYNTH[0] ?? "";
+
+/** Recorded EFetch records with the rarer shapes; served for requests naming only their PMIDs. */
+const RECORDED_FILES = [
+  "biopython/Entrez/pubmed4.xml",
+  "biopython/Entrez/pubmed7.xml",
+  "Eutils-JSON/samples/efetch.pubmedbook.xml",
+  "metapub/pmid_xml/25364329.xml",
+  "metapub/pmid_xml/38700094.xml",
+];
+const recorded = new Map<string, string>();
+if (HAS_SHARED) {
+  for (const file of RECORDED_FILES) {
+    const xml = eutilsFixture(file);
+    for (const [record] of xml.matchAll(
+      /<(PubmedArticle|PubmedBookArticle)\b[^>]*>[\s\S]*?<\/\1>/g,
+    )) {
+      const pmid = /<PMID[^>]*>(\d+)<\/PMID>/.exec(record)?.[1];
+      if (pmid) recorded.set(pmid, record);
+    }
+  }
+} else {
+  process.stderr.write("note: output-schemas: ../shared is absent; recorded records skipped\n");
+}
+const RECORDED = [...recorded.keys()];
+const isRecorded = (ids: string[]) => ids.length > 0 && ids.every((id) => recorded.has(id));
+
+/** Adds `additionalProperties: false` to every object schema: a reply may not carry undeclared fields. */
+function closed(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closed);
+  if (!schema || typeof schema !== "object") return schema;
+  const out = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, closed(v)]));
+  return "properties" in out ? { additionalProperties: false, ...out } : out;
+}
+
+type Args = Record<string, unknown>;
+type Reply = Record<string, unknown[] | unknown>;
+/** What makes a case worth its place (it reached the shape it is there for). */
+type Probe = (reply: Reply) => unknown;
+const len = (key: string) => (r: Reply) => (r[key] as unknown[]).length;
+const recordTypes = (r: Reply) =>
+  [...new Set((r.articles as { recordType?: string }[]).map((a) => a.recordType))].sort();
+
+/** Calls in order (the corpus ones need the sync first), each with a probe and what it must give. */
+const CASES: [tool: string, args: Args | (() => Args), probe?: Probe, expected?: unknown][] = [
+  [
+    "pubmed_search",
+    { query: TERM, maxResults: 5, fetchBriefSummaries: 3 },
+    len("briefSummaries"),
+    3,
+  ],
+  ["pubmed_search", { query: "nothing matches this zzzz" }],
+  ["pubmed_fetch", { pmids: SYNTH.slice(0, 3), includeGrantInfo: true }, len("articles"), 3],
+  ["pubmed_fetch", { pmids: [FIRST], detailLevel: "citation_data" }],
+  ["pubmed_fetch", { pmids: [FIRST], detailLevel: "medline_text" }],
+  ["pubmed_fetch", { pmids: [FIRST], detailLevel: "full_xml" }],
+  ["pubmed_related", { pmid: FIRST, relationship: "similar", maxResults: 5 }, len("related"), 5],
+  ["pubmed_related", { pmid: FIRST, relationship: "cited_by" }],
+  ["pubmed_related", { pmid: FIRST, relationship: "references" }],
+  ["pubmed_cite", { pmids: [FIRST, "99999999"], styles: ["ris", "bibtex", "apa", "csl_json"] }],
+  ["pubmed_spell", { query: "metformn agng" }],
+  [
+    "pubmed_match_citations",
+    () => {
+      const c = corpus.record(FIRST)?.citation;
+      return {
+        citations: [
+          {
+            journal: c?.journal.iso,
+            year: String(c?.pubDate.year),
+            volume: c?.volume,
+            firstPage: c?.startPage,
+            authorName: `${c?.firstAuthor.lastName} ${c?.firstAuthor.initials}`,
+            key: "real",
+          },
+          { journal: "j nowhere", year: "1900", volume: "1", firstPage: "1", key: "none" },
+        ],
+      };
+    },
+  ],
+  ["pubmed_trend", { query: TERM, startYear: 2019, endYear: 2022 }],
+  ["pubmed_sync_delta", { query_key: "schemas", term: TERM }, (r) => r.inserted, SYNTH.length],
+  ["rag_search", { query: corpus.record(FIRST)?.title ?? TERM, top_k: 3 }, len("results"), 3],
+  ["rag_search", { query: "metformin", top_k: 2, quality_bias: false }],
+  ["rag_get", { doc_id: `pmid:${FIRST}` }],
+  ["corpus_checkpoint_get", { query_key: "schemas" }],
+  ["corpus_checkpoint_get", { query_key: "never-synced" }],
+  ["corpus_checkpoint_set", { query_key: "schemas", last_edat: "2024-01-01T00:00:00Z" }],
+  ...(HAS_SHARED
+    ? ([
+        [
+          "pubmed_fetch",
+          { pmids: [...RECORDED, "99999999"], includeGrantInfo: true },
+          recordTypes,
+          ["PubmedArticle", "PubmedBookArticle"],
+        ],
+        [
+          "pubmed_fetch",
+          { pmids: RECORDED, detailLevel: "citation_data" },
+          len("articles"),
+          RECORDED.length,
+        ],
+        [
+          "pubmed_cite",
+          { pmids: RECORDED, styles: ["mla", "vancouver", "csl_json"] },
+          len("citations"),
+          RECORDED.length,
+        ],
+      ] as (typeof CASES)[number][])
+    : []),
+];
+
+let fake: FakeEutils;
+let h: Harness;
+const strict = new Map<string, ValidateFunction>();
+const open = new Map<string, ValidateFunction>();
+const called = new Set<string>();
+
+beforeAll(async () => {
+  const synth = synthHandler(corpus);
+  fake = await startFakeEutils({
+    routes: [
+      onUtility(
+        "efetch",
+        (req) => ({
+          body: `<?xml version="1.0" ?>\n<PubmedArticleSet>${(req.params.id ?? "")
+            .split(",")
+            .map((id) => recorded.get(id) ?? "")
+            .join("\n")}</PubmedArticleSet>`,
+        }),
+        (req) =>
+          req.params.retmode === "xml" &&
+          isRecorded((req.params.id ?? "").split(",").filter((id) => id !== "99999999")),
+      ),
+      (req) => synth(req),
+    ],
+  });
+  h = await startHarness({ fake, env: { EMBEDDINGS_PROVIDER: "hash" } });
+  // Listing first makes the SDK client cache each tool's output validator, as a real client does.
+  const { tools } = await h.client.listTools();
+  const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+  for (const tool of tools) {
+    open.set(tool.name, ajv.compile(tool.outputSchema ?? {}));
+    strict.set(tool.name, ajv.compile(closed(tool.outputSchema ?? {}) as object));
+  }
+});
+afterAll(async () => {
+  await h.close();
+  await fake.close();
+});
+
+describe("structuredContent matches the advertised outputSchema", () => {
+  it.each(
+    CASES.map(([tool, args, probe, expected], i) => [i, tool, args, probe, expected] as const),
+  )("case %i: %s", async (_i, tool, args, probe, expected) => {
+    const out = await callTool(h.client, tool, typeof args === "function" ? args() : args);
+    expect({ tool, isError: out.isError, reply: out.isError ? out.json : "ok" }).toEqual({
+      tool,
+      isError: false,
+      reply: "ok",
+    });
+    const data = out.structuredContent;
+    const check = (v: ValidateFunction | undefined) => (v?.(data) ? [] : (v?.errors ?? ["none"]));
+    expect({ tool, advertised: check(open.get(tool)), closed: check(strict.get(tool)) }).toEqual({
+      tool,
+      advertised: [],
+      closed: [],
+    });
+    expect(out.json).toEqual(data);
+    if (probe) expect(probe(data as Reply)).toEqual(expected);
+    called.add(tool);
+  });
+
+  it("called every listed tool successfully", async () => {
+    const { tools } = await h.client.listTools();
+    expect([...called].sort()).toEqual(tools.map((t) => t.name).sort());
+  });
+
+  it("has validators that reject a drifted reply", async () => {
+    const out = await callTool(h.client, "pubmed_fetch", { pmids: [FIRST] });
+    const reply = out.structuredContent as { articles: Record<string, unknown>[] };
+    const article = reply.articles[0] ?? {};
+    const { title: _dropped, ...missing } = article;
+    const drifts = [
+      { ...reply, articles: [missing] },
+      { ...reply, articles: [{ ...article, isRetracted: "no" }] },
+      { ...reply, articles: [{ ...article, pubYear: 2020 }] },
+    ];
+    const verdicts = drifts.map((d) => [
+      open.get("pubmed_fetch")?.(d),
+      strict.get("pubmed_fetch")?.(d),
+    ]);
+    expect(verdicts).toEqual([
+      [false, false],
+      [false, false],
+      [true, false], // an added field is fine for clients (open schema), never undeclared here
+    ]);
+  });
+});
+
+describe("error results with an outputSchema", () => {
+  it("reach the SDK client as isError with the envelope in text, no validation exception", async () => {
+    const res = await h.client.callTool({ name: "pubmed_fetch", arguments: { pmids: ["x1"] } });
+    expect(res.isError).toBe(true);
+    expect(res.structuredContent).toBeUndefined();
+    const text = (res.content as { type: string; text: string }[])[0]?.text ?? "";
+    expect(JSON.parse(text)).toEqual({
+      error: {
+        code: "VALIDATION",
+        message: expect.stringContaining("pmids[0] must be digits"),
+        details: expect.anything(),
+      },
+    });
+  });
+});
