@@ -12,13 +12,17 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
-RUN npm run build
+# The demo's synthetic NCBI (dist/devtools) is not part of the server; the npm package leaves it out too.
+RUN npm run build && rm -rf dist/devtools
 
-# 2. Production dependencies only.
+# 2. Production dependencies only, at the locked versions: no dev dependencies and no peers, so no
+#    TypeScript (a peer of the Qdrant client, never loaded at run time). See the script for why
+#    `npm ci --omit=dev` alone is not enough.
 FROM node:${NODE_VERSION}-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY scripts/install-production.sh ./scripts/
+RUN sh scripts/install-production.sh && npm cache clean --force
 
 # 3. Runtime: compiled code + production dependencies, as the unprivileged `node` user.
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime

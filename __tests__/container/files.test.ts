@@ -22,11 +22,20 @@ describe("Dockerfile", () => {
   const dockerfile = read("Dockerfile");
   const runtime = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
 
-  it("is multi-stage and ships production dependencies only", () => {
+  it("is multi-stage on Node 22 and ships production dependencies only, without TypeScript", () => {
     expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
-    expect(dockerfile).toMatch(/npm ci --omit=dev/);
-    expect(runtime).not.toMatch(/npm (ci|install)(?!.*--omit=dev)/);
+    expect(dockerfile).toMatch(/^ARG NODE_VERSION=22$/m);
+    expect(dockerfile.match(/^FROM node:\$\{NODE_VERSION\}-\S+ AS \w+$/gm)?.length).toBe(
+      dockerfile.match(/^FROM /gm)?.length,
+    );
+    // The deps stage runs the script the production-install test runs.
+    expect(dockerfile).toMatch(/^RUN sh scripts\/install-production\.sh/m);
+    expect(read("scripts/install-production.sh")).toMatch(
+      /^npm install --omit=dev --omit=peer .*$/m,
+    );
+    expect(runtime).not.toMatch(/npm (ci|install)/);
     expect(runtime).toMatch(/COPY --from=\S+ .*\/app\/dist/);
+    expect(dockerfile).toMatch(/npm run build && rm -rf dist\/devtools/);
   });
 
   it("runs as a non-root user over HTTP on 0.0.0.0 with a /health HEALTHCHECK", () => {
