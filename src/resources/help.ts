@@ -25,7 +25,17 @@ const LIMITS = `- NCBI allows 3 requests/s without an API key and 10 with one; t
 - \`pubmed_search\` pages reach at most 10,000 records (\`offset\` ≤ 9,998); sync covers bigger sets.
 - \`pubmed_fetch\` takes 1–200 PMIDs; \`pubmed_cite\` 1–50; \`pubmed_match_citations\` 1–25 citations.
 - Identical live calls are answered from a cache (EInfo and records for a day, searches for an hour).
-- Errors come back as a tool result \`{"error": {"code", "message", "details"}}\` saying how to fix the call.`;
+- Errors come back as a tool result \`{"error": {"code", "message", "details"}}\` saying how to fix the call
+  (\`arguments\` must be a JSON object). An unknown tool, prompt or completion reference is a
+  JSON-RPC error -32602 that names what exists.`;
+
+const CLIENT_FEATURES = `- **Subscriptions** — subscribe to \`resource://pubmed/corpus\` (or a \`resource://pubmed/paper/{pmid}\`)
+  to be told when a sync or a checkpoint change has changed it.
+- **Completions** — values of prompt arguments such as \`studyType\`, and the PMIDs of synced papers
+  for \`resource://pubmed/paper/{pmid}\` (up to 100 per request).
+- **Logging** — \`logging/setLevel\` turns this server's log on for your session as
+  \`notifications/message\` (off until you set a level; never the lines of other sessions' calls).
+- **Progress** — \`pubmed_sync_delta\` reports progress when the call carries a \`progressToken\`.`;
 
 function toolSection(tool: ToolDef): string {
   const kind = tool.annotations.readOnlyHint ? "read-only" : "writes";
@@ -51,6 +61,7 @@ export function helpMarkdown({ tools, resources, prompts }: ResourceContext): st
     `## Prompts\n\n${list(prompts)}`,
     `## Resources\n\n${list(resources)}`,
     `## Limits\n\n${LIMITS}`,
+    `## Client features\n\n${CLIENT_FEATURES}`,
     `## Tools\n\n${tools.map(toolSection).join("\n\n")}`,
   ].join("\n\n");
 }
