@@ -1,0 +1,194 @@
+/**
+ * The common model mistakes in arguments cost no round trip: PMIDs as numbers, counts and years as
+ * digit strings, flags as "true"/"false" are normalised by the schemas, through the official SDK
+ * client against the fake NCBI (the offline demo's synthetic corpus) and the embedded store. What
+ * cannot be normalised says what is wrong: "must not be empty", "is required", not a JSON object.
+ */
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { z } from "zod";
+import { demoCorpus, synthHandler } from "../../src/devtools/synth-ncbi.js";
+import { ValidationError } from "../../src/errors.js";
+import { validateArgs } from "../../src/tools/validate.js";
+import { startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
+import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
+
+jest.setTimeout(120_000);
+
+const corpus = demoCorpus();
+const TERM = "crispr therapy";
+const [P1, P2] = corpus.pmidsFor(TERM).map(Number) as [number, number];
+
+type Err = { error: { code: string; message: string } };
+
+let fake: FakeEutils;
+let h: Harness;
+beforeAll(async () => {
+  const synth = synthHandler(corpus);
+  fake = await startFakeEutils({ routes: [(req) => synth(req)] });
+  h = await startHarness({ fake, env: { EMBEDDINGS_PROVIDER: "hash" } });
+  await h.client.listTools(); // the SDK client validates replies against the output schemas
+});
+afterAll(async () => {
+  await h.close();
+  await fake.close();
+});
+
+describe("numeric PMIDs, end to end", () => {
+  it("pubmed_fetch takes numbers, a single number and a comma-separated string", async () => {
+    fake.reset();
+    for (const pmids of [[P1, P2], `${P1}, ${P2}`]) {
+      const out = await callTool(h.client, "pubmed_fetch", { pmids });
+      expect(out.isError).toBe(false);
+      const json = out.json as { articles: { pmid: string }[] };
+      expect(json.articles.map((a) => a.pmid)).toEqual([String(P1), String(P2)]);
+    }
+    // Both spellings are the same call: the second is answered from the cache.
+    expect(fake.requests.map((r) => r.params.id)).toEqual([`${P1},${P2}`]);
+    const one = await callTool(h.client, "pubmed_fetch", { pmids: P1 });
+    expect((one.json as { articles: { pmid: string }[] }).articles.map((a) => a.pmid)).toEqual([
+      String(P1),
+    ]);
+  });
+
+  it("pubmed_cite and pubmed_related take numbers", async () => {
+    const cite = await callTool(h.client, "pubmed_cite", { pmids: [P1] });
+    expect(cite.isError).toBe(false);
+    expect((cite.json as { citations: { pmid: string }[] }).citations.map((c) => c.pmid)).toEqual([
+      String(P1),
+    ]);
+    const related = await callTool(h.client, "pubmed_related", { pmid: P1, maxResults: "3" });
+    expect(related.isError).toBe(false);
+    expect(related.json).toMatchObject({ sourcePmid: String(P1) });
+    expect((related.json as { related: unknown[] }).related.length).toBeLessThanOrEqual(3);
+  });
+
+  it("rag_get takes a number or bare digits for the doc_id of a synced paper", async () => {
+    const sync = await callTool(h.client, "pubmed_sync_delta", {
+      query_key: "crispr",
+      term: TERM,
+      overlap_days: "5",
+      max_records: "5",
+    });
+    expect(sync.json).toMatchObject({ pmids_processed: 5 });
+    const stored = (await callTool(h.client, "rag_search", { query: "crispr", top_k: "1" }))
+      .json as { results: { doc_id: string }[] };
+    const docId = stored.results[0]?.doc_id ?? "";
+    const pmid = docId.slice("pmid:".length);
+    for (const asGiven of [Number(pmid), pmid, `PMID: ${pmid}`]) {
+      const out = await callTool(h.client, "rag_get", { doc_id: asGiven });
+      expect({ asGiven, reply: out.json }).toMatchObject({ asGiven, reply: { doc_id: docId } });
+    }
+  });
+});
+
+describe("numbers and flags as strings", () => {
+  it('pubmed_search takes "maxResults": "5" and friends', async () => {
+    fake.reset();
+    const out = await callTool(h.client, "pubmed_search", {
+      query: TERM,
+      maxResults: "5",
+      offset: " 1 ",
+      fetchBriefSummaries: "2",
+      dateRange: { minDate: 2019, maxDate: "2025" },
+    });
+    expect(out.isError).toBe(false);
+    const json = out.json as { pmids: string[]; offset: number; briefSummaries: unknown[] };
+    expect([json.pmids.length, json.offset, json.briefSummaries.length]).toEqual([5, 1, 2]);
+    expect(fake.requests[0]?.params).toMatchObject({
+      retmax: "5",
+      retstart: "1",
+      mindate: "2019",
+    });
+  });
+
+  it('rag_search takes "quality_bias": "false"; pubmed_trend takes years as strings', async () => {
+    const plain = await callTool(h.client, "rag_search", {
+      query: "crispr",
+      top_k: 3,
+      quality_bias: false,
+    });
+    const asText = await callTool(h.client, "rag_search", {
+      query: "crispr",
+      top_k: "3",
+      quality_bias: "FALSE",
+    });
+    expect(asText.json).toEqual(plain.json);
+    const trend = await callTool(h.client, "pubmed_trend", {
+      query: TERM,
+      startYear: "2020",
+      endYear: "2021",
+    });
+    expect((trend.json as { counts: { year: number }[] }).counts.map((c) => c.year)).toEqual([
+      2020, 2021,
+    ]);
+  });
+
+  it("pubmed_match_citations takes year, volume and page as numbers", async () => {
+    fake.reset();
+    const out = await callTool(h.client, "pubmed_match_citations", {
+      citations: [{ journal: "j test", year: 1991, volume: 88, firstPage: 3248, key: 1 }],
+    });
+    expect(out.json).toMatchObject({ results: [{ key: "1" }] });
+    expect(fake.requests[0]?.params.bdata).toBe("j test|1991|88|3248||k0|");
+  });
+
+  it("still advertises one canonical type per parameter", async () => {
+    const { tools } = await h.client.listTools();
+    const props = (name: string) =>
+      (tools.find((t) => t.name === name)?.inputSchema.properties ?? {}) as Record<
+        string,
+        { type?: string; items?: { type?: string; pattern?: string }; pattern?: string }
+      >;
+    expect(props("pubmed_related").pmid).toMatchObject({ type: "string", pattern: "^\\d{1,9}$" });
+    expect(props("pubmed_fetch").pmids).toMatchObject({ type: "array", items: { type: "string" } });
+    expect(props("pubmed_search").maxResults).toMatchObject({ type: "integer" });
+    expect(props("rag_search").quality_bias).toMatchObject({ type: "boolean" });
+  });
+});
+
+describe("what cannot be normalised says what is wrong", () => {
+  it.each([
+    ["pubmed_search", { query: "" }, "query must not be empty"],
+    ["pubmed_search", { query: "   " }, "query must not be empty"],
+    ["pubmed_search", {}, "query is required"],
+    ["pubmed_spell", { query: "" }, "query must not be empty"],
+    ["rag_get", { doc_id: "" }, "doc_id must not be empty"],
+    [
+      "corpus_checkpoint_set",
+      { query_key: "", last_edat: "" },
+      "query_key must not be empty; last_edat must not be empty",
+    ],
+    ["pubmed_related", { pmid: 12.5 }, "pmid Invalid input: expected string, received number"],
+    ["pubmed_search", { query: "x", maxResults: "five" }, "maxResults Invalid input"],
+    ["pubmed_fetch", { pmids: "12a" }, 'pmids[0] must be digits, e.g. "31452104"'],
+  ])("%s %j → %s", async (tool, args, message) => {
+    const out = await callTool(h.client, tool, args);
+    expect(out.isError).toBe(true);
+    expect((out.json as Err).error).toMatchObject({
+      code: "VALIDATION",
+      message: expect.stringContaining(`Invalid arguments for ${tool}: ${message}`),
+    });
+  });
+
+  it("refuses arguments that are not a JSON object, naming what was given", () => {
+    const tool = { name: "t", parameters: z.object({ q: z.string().optional() }) };
+    expect(validateArgs(tool, undefined)).toEqual({});
+    for (const [raw, kind] of [
+      [null, "null"],
+      [["a"], "an array"],
+      ["q=1", "a string"],
+      [7, "a number"],
+    ] as const) {
+      let caught: unknown;
+      try {
+        validateArgs(tool, raw);
+      } catch (err) {
+        caught = err;
+      }
+      expect(caught).toBeInstanceOf(ValidationError);
+      expect((caught as Error).message).toBe(
+        `Invalid arguments for t: arguments must be a JSON object of named parameters, got ${kind}. See the tool's input schema.`,
+      );
+    }
+  });
+});
