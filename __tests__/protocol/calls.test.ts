@@ -135,7 +135,7 @@ describe("tools/call arguments that are not a JSON object", () => {
     };
     expect(json.error.code).toBe("VALIDATION");
     expect(json.error.message).toBe(
-      `Invalid arguments for pubmed_spell: arguments must be a JSON object of named parameters (query), not ${kind}. See the tool's input schema.`,
+      `Invalid arguments for pubmed_spell: arguments must be a JSON object of named parameters, got ${kind}. See the tool's input schema.`,
     );
   });
 
@@ -169,7 +169,10 @@ describe("over stdio", () => {
       expect(res.isError).toBe(true);
       const first = res.content[0];
       expect(JSON.parse(first?.type === "text" ? first.text : "")).toMatchObject({
-        error: { code: "VALIDATION", message: expect.stringMatching(/not null/) },
+        error: {
+          code: "VALIDATION",
+          message: expect.stringMatching(/must be a JSON object of named parameters, got null/),
+        },
       });
       const e = await failure(client.callTool({ name: "nope", arguments: {} }));
       expectInvalidParams(e, /^MCP error -32602: Unknown tool nope\. Available tools: /);

@@ -6,11 +6,12 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ErrorCode, type GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { ValidationError, toEnvelope, type ErrorEnvelope } from "../errors.js";
+import { toEnvelope, type ErrorEnvelope } from "../errors.js";
 import { withLogOrigin } from "../log.js";
 import type { PromptContext, PromptDef } from "../prompts/prompt.js";
 import { errorResult, type ToolDef } from "../tools/tool.js";
-import { ProtocolError, invalidParams, isPlainObject, kindOf } from "./errors.js";
+import { validateArgs } from "../tools/validate.js";
+import { ProtocolError, invalidParams, isPlainObject } from "./errors.js";
 import { interceptRequest } from "./intercept.js";
 
 const names = (items: readonly { name: string }[]) => items.map((i) => i.name).join(", ");
@@ -47,15 +48,15 @@ export function guardToolCalls(
           : `tools/call needs params.name, the name of a tool. Available tools: ${names(tools)}.`,
       );
     }
-    // A missing `arguments` means {}; anything but an object is the model's mistake to correct.
+    // A missing `arguments` means {}. Anything but an object would fail the SDK's request schema
+    // (-32603 with a zod issue list) before the tool could refuse it the way it refuses any
+    // other bad argument, with a VALIDATION result from validateArgs.
     if (params.arguments !== undefined && !isPlainObject(params.arguments)) {
-      return errorResult(
-        new ValidationError(
-          `Invalid arguments for ${tool.name}: arguments must be a JSON object of named ` +
-            `parameters (${Object.keys(tool.parameters.shape).join(", ")}), not ` +
-            `${kindOf(params.arguments)}. See the tool's input schema.`,
-        ),
-      );
+      try {
+        validateArgs(tool, params.arguments);
+      } catch (err) {
+        return errorResult(err);
+      }
     }
     const result = await withLogOrigin(origin, () => next(request, extra));
     if (!tool.annotations.readOnlyHint && !refusedAsInvalid(result)) onWrite();

@@ -24,11 +24,3 @@ export const invalidParams = (message: string, data?: Record<string, unknown>): 
 
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** "null", "a string", "an array", … for messages about a value of the wrong kind. */
-export function kindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  const t = typeof value;
-  return t === "object" ? "an object" : t === "undefined" ? "nothing" : `a ${t}`;
-}
