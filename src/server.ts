@@ -141,8 +141,10 @@ export function createServer(opts: ServerOptions = {}): SessionFactory {
   };
   return (transportType = "stdio") => {
     const session = new FastMCPSession<Auth>({ ...shared, transportType });
-    session.server.setRequestHandler(ReadResourceRequestSchema, (request) =>
-      withLogOrigin(session, () => readResource(request.params.uri, ctx)),
+    session.server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+      withLogOrigin({ session, requestId: extra.requestId }, () =>
+        readResource(request.params.uri, ctx),
+      ),
     );
     installProtocol(session, {
       tools,

@@ -13,6 +13,7 @@ import { errorResult, type ToolDef } from "../tools/tool.js";
 import { validateArgs } from "../tools/validate.js";
 import { ProtocolError, invalidParams, isPlainObject } from "./errors.js";
 import { interceptRequest } from "./intercept.js";
+import type { RequestOrigin } from "./logging.js";
 
 const names = (items: readonly { name: string }[]) => items.map((i) => i.name).join(", ");
 
@@ -33,7 +34,7 @@ function refusedAsInvalid(result: unknown): boolean {
 export function guardToolCalls(
   server: Server,
   tools: readonly ToolDef[],
-  origin: object,
+  session: object,
   onWrite: () => void,
 ): void {
   const byName = new Map(tools.map((t) => [t.name, t]));
@@ -58,6 +59,7 @@ export function guardToolCalls(
         return errorResult(err);
       }
     }
+    const origin: RequestOrigin = { session, requestId: request.id };
     const result = await withLogOrigin(origin, () => next(request, extra));
     if (!tool.annotations.readOnlyHint && !refusedAsInvalid(result)) onWrite();
     return result;

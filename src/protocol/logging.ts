@@ -46,30 +46,41 @@ const FROM_MCP: Partial<Record<LoggingLevel, string>> = {
   error: "error",
 };
 
+/** Whose request a log line was written for (log.ts `withLogOrigin`). */
+export interface RequestOrigin {
+  session: object;
+  requestId: string | number;
+}
+
 const SetLevelRequest = z.object({
   method: z.literal("logging/setLevel"),
   params: z.looseObject({ level: z.unknown() }),
 });
 
-export function installLogging(server: Server, origin: object): () => void {
+export function installLogging(server: Server, session: object): () => void {
   let stop: (() => void) | undefined;
   let sending = false;
   const listener: LogListener = {
     level: "info",
     onEntry: (entry: LogEntry) => {
       // A send that itself logs (a failing transport) must not feed back into another send.
-      if (sending || (entry.origin && entry.origin !== origin)) return;
+      const origin = entry.origin as RequestOrigin | undefined;
+      if (sending || (origin && origin.session !== session)) return;
       sending = true;
       try {
+        // A line of one of our calls travels with that call (on Streamable HTTP: its own stream).
         server
-          .notification({
-            method: "notifications/message",
-            params: {
-              level: TO_MCP[entry.level] ?? "info",
-              logger: LOGGER_NAME,
-              data: { message: entry.message, ...entry.fields },
+          .notification(
+            {
+              method: "notifications/message",
+              params: {
+                level: TO_MCP[entry.level] ?? "info",
+                logger: LOGGER_NAME,
+                data: { message: entry.message, ...entry.fields },
+              },
             },
-          })
+            origin ? { relatedRequestId: origin.requestId } : undefined,
+          )
           .catch(() => undefined); // the client left; nothing to tell it
       } finally {
         sending = false;
