@@ -1,7 +1,8 @@
 /**
  * The generator's word lists (fixtures/synth/vocabulary.json, written by this project). Read once,
- * on first use, from the package root: the same relative path holds from src/devtools and from
- * dist/devtools, and `fixtures` ships in the npm package.
+ * on first use, from the checkout's root: the same relative path holds from src/devtools and from
+ * dist/devtools. Neither this folder nor `fixtures` ships in the npm package: the demo runs from a
+ * checkout (`npm run demo`).
  */
 import { readFileSync } from "node:fs";
 
