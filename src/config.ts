@@ -5,6 +5,10 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import { httpConfig, type HttpConfig } from "./config-http.js";
+
+export type { HttpConfig, JwtConfig } from "./config-http.js";
+export { httpProblems, isLoopback, LOOPBACK_HOSTS, normalizeHost } from "./config-http.js";
 
 const bool = z
   .enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" })
@@ -51,6 +55,18 @@ const envSchema = z.object({
   MCP_HTTP_PORT: int(0, 65_535).default(3000),
   MCP_AUTH_TOKEN: z.string().min(1).optional(),
   MCP_ALLOWED_ORIGINS: z.string().min(1).optional(),
+  MCP_ALLOWED_HOSTS: z.string().min(1).optional(),
+  MCP_PUBLIC_URL: url.optional(),
+  MCP_AUTH_JWT_SECRET: z
+    .string()
+    .min(32, { error: "must be at least 32 characters (HS256 needs a 256-bit secret)" })
+    .optional(),
+  MCP_AUTH_JWKS_URL: url.optional(),
+  MCP_AUTH_JWT_AUDIENCE: z.string().min(1).optional(),
+  MCP_AUTH_JWT_ISSUER: z.string().min(1).optional(),
+  MCP_AUTH_AUTHORIZATION_SERVERS: z.string().min(1).optional(),
+  MCP_SESSION_IDLE_SECONDS: int(10, 7 * 86_400).default(1800),
+  MCP_MAX_SESSIONS: int(1, 100_000).default(1000),
   MCP_READ_ONLY: bool.default(false),
   LOG_LEVEL: z
     .enum(["error", "warn", "info", "http", "verbose", "debug", "silly"], {
@@ -84,12 +100,7 @@ export interface Config {
     cohereModel: string;
   };
   transport: "stdio" | "http";
-  http: {
-    host: string;
-    port: number;
-    authToken: string | undefined;
-    allowedOrigins: string[] | undefined;
-  };
+  http: HttpConfig;
   readOnly: boolean;
   logLevel: string;
 }
@@ -126,6 +137,7 @@ export function loadConfig(env: Env = process.env, overrides: Env = {}): Config 
   if (provider === "cohere" && !e.COHERE_API_KEY) {
     problems.push("EMBEDDINGS_PROVIDER=cohere needs COHERE_API_KEY");
   }
+  const http = httpConfig(e, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const dataHome = e.XDG_DATA_HOME ?? join(homedir(), ".local", "share");
@@ -154,14 +166,7 @@ export function loadConfig(env: Env = process.env, overrides: Env = {}): Config 
       cohereModel: e.COHERE_EMBED_MODEL,
     },
     transport: e.MCP_TRANSPORT,
-    http: {
-      host: e.MCP_HTTP_HOST,
-      port: e.MCP_HTTP_PORT,
-      authToken: e.MCP_AUTH_TOKEN,
-      allowedOrigins: e.MCP_ALLOWED_ORIGINS?.split(",")
-        .map((o) => o.trim())
-        .filter(Boolean),
-    },
+    http,
     readOnly: e.MCP_READ_ONLY,
     logLevel: e.LOG_LEVEL,
   };

@@ -2,10 +2,9 @@
  * The HTTP security switches: bearer token on /mcp, /sse and /messages (constant-time compare,
  * /health open), Origin allow-list, request-body limit, and the public identity/health routes.
  */
-import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { request } from "node:http";
 import { startHttpServer } from "../../src/http/server.js";
-import { log } from "../../src/log.js";
 import { getConfig } from "../../src/state.js";
 import { onUtility } from "../helpers/fake-eutils.js";
 import {
@@ -185,25 +184,21 @@ describe("HTTP guards", () => {
     expect(((await res.json()) as { endpoints: object }).endpoints).toHaveProperty("mcp", "/mcp");
   });
 
-  it("warns when bound to a non-loopback host without a token, not on loopback", async () => {
-    const warn = jest.spyOn(log, "warn").mockImplementation(() => log);
-    try {
-      const open = { ...getConfig(), http: { ...getConfig().http, authToken: undefined } };
-      const loopback = await startHttpServer(open);
-      await loopback.close();
-      expect(warn).not.toHaveBeenCalled();
-      const exposed = await startHttpServer({ ...open, http: { ...open.http, host: "0.0.0.0" } });
-      await exposed.close();
-      expect(warn).toHaveBeenCalledWith(expect.stringContaining("without MCP_AUTH_TOKEN"));
-      warn.mockClear();
-      const guarded = await startHttpServer({
-        ...getConfig(),
-        http: { ...getConfig().http, host: "0.0.0.0" },
-      });
-      await guarded.close();
-      expect(warn).not.toHaveBeenCalled();
-    } finally {
-      warn.mockRestore();
-    }
+  it("refuses to start on a non-loopback host with neither auth nor a Host list", async () => {
+    const open = {
+      ...getConfig(),
+      http: { ...getConfig().http, host: "0.0.0.0", authToken: undefined, allowedHosts: undefined },
+    };
+    await expect(startHttpServer(open)).rejects.toThrow(
+      /MCP_HTTP_HOST=0\.0\.0\.0[\s\S]*MCP_AUTH_TOKEN[\s\S]*MCP_ALLOWED_HOSTS/,
+    );
+    // With the token (this harness's config) the same bind starts.
+    const guarded = await startHttpServer({
+      ...getConfig(),
+      http: { ...getConfig().http, host: "0.0.0.0", port: 0, allowedHosts: undefined },
+    });
+    const health = await fetch(`http://127.0.0.1:${guarded.port}/health`);
+    expect(health.status).toBe(200);
+    await guarded.close();
   });
 });

@@ -6,6 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { mkdtempSync, rmSync } from "node:fs";
+import { request, type IncomingHttpHeaders } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.js";
@@ -104,4 +105,78 @@ export function rawInitialize(baseUrl: string, headers: Record<string, string> =
       },
     }),
   });
+}
+
+export function initializeMessage(protocolVersion = "2025-06-18", id: number | string = 1) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+/**
+ * One HTTP exchange through node:http, which (unlike fetch) sends the Host header as given —
+ * what a DNS-rebinding page's requests look like. The body is read to its end.
+ */
+export function rawRequest(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<RawResponse> {
+  const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: opts.method ?? (body ? "POST" : "GET"),
+      headers: {
+        ...(body ? { "Content-Type": "application/json" } : {}),
+        Accept: "application/json, text/event-stream",
+        ...opts.headers,
+      },
+    });
+    req.on("response", (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: Buffer.concat(chunks).toString("utf8"),
+        }),
+      );
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+export interface SseEvent {
+  id?: string;
+  event?: string;
+  retry?: string;
+  data: string;
+}
+
+/** The events of a complete text/event-stream body. */
+export function parseSse(text: string): SseEvent[] {
+  return text
+    .split(/\n\n/)
+    .filter((block) => block.trim() && !block.startsWith(":"))
+    .map((block) => {
+      const event: SseEvent = { data: "" };
+      for (const line of block.split("\n")) {
+        const [field, ...rest] = line.split(":");
+        const value = rest.join(":").replace(/^ /, "");
+        if (field === "data") event.data += value;
+        else if (field === "id" || field === "event" || field === "retry") event[field] = value;
+      }
+      return event;
+    });
 }

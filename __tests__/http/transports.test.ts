@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Client as SdkClient } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -136,12 +137,20 @@ describe("one server, four transports", () => {
     for (const ms of Object.values(times)) expect(ms).toBeLessThan(400);
   });
 
-  it("serves each Streamable HTTP request statelessly (no session id, GET stream refused)", async () => {
-    const res = await fetch(new URL("/mcp", h.http.url), {
-      headers: { Accept: "text/event-stream" },
+  it("gives each Streamable HTTP client its own session, and still serves a sessionless POST", async () => {
+    const transport = (clients.http as SdkClient).transport as StreamableHTTPClientTransport;
+    expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    const oneShot = await fetch(new URL("/mcp", h.http.url), {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list", params: {} }),
     });
-    expect(res.status).toBe(405);
-    expect(res.headers.get("allow")).toBe("POST");
+    expect(oneShot.status).toBe(200);
+    expect(oneShot.headers.get("mcp-session-id")).toBeNull();
+    expect(await oneShot.text()).toContain('"name":"pubmed_spell"');
     const tools = await clients.http!.listTools();
     expect(tools.tools.map((t) => t.name)).toContain("pubmed_spell");
   });

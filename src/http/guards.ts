@@ -1,10 +1,10 @@
 /**
- * Request guards for the HTTP front: Origin allow-list (DNS-rebinding defence), bearer token,
- * and a bounded JSON body reader. Each answers the refusal itself and returns false, so a
+ * Request guards for the HTTP front: Host and Origin checks (DNS-rebinding defence) and a
+ * bounded JSON body reader. Each answers the refusal itself and returns false, so a
  * handler reads `if (!guard(...)) return;`.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { normalizeHost } from "../config.js";
 
 /** Largest MCP request body accepted; real calls (200 PMIDs, 25 citations) are a few KB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -36,24 +36,73 @@ export function sendRpcError(
   sendJson(res, status, { jsonrpc: "2.0", id: null, error: { code, message } }, headers);
 }
 
+/** Whether a normalised "name[:port]" is on the list ("name" entries match any port). */
+export function hostAllowed(host: string, allowed: readonly string[]): boolean {
+  const name = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0];
+  return allowed.includes(host) || allowed.includes(name ?? host);
+}
+
 /**
- * With an allow-list, a request whose Origin is not on it gets 403. Requests without an Origin
- * (non-browser clients: SDKs, curl, load-balancer probes) are not subject to it.
+ * DNS-rebinding guard: a page on evil.example.com whose name resolves to 127.0.0.1 reaches a
+ * loopback server with `Host: evil.example.com`. Hosts off the list get 403 (with what to set).
+ * `allowed` undefined means no Host check (a non-loopback bind behind authentication).
  */
-export function checkOrigin(
+export function checkHost(
   req: IncomingMessage,
   res: ServerResponse,
   allowed: readonly string[] | undefined,
 ): boolean {
-  const origin = req.headers.origin;
-  if (!allowed || origin === undefined || allowed.includes(origin)) return true;
+  if (!allowed) return true;
+  const raw = req.headers.host ?? "";
+  const host = normalizeHost(raw);
+  if (host !== undefined && hostAllowed(host, allowed)) return true;
   sendRpcError(
     res,
     403,
     -32000,
-    `Forbidden: origin ${origin} is not allowed (MCP_ALLOWED_ORIGINS)`,
+    `Forbidden: Host "${raw}" is not allowed (DNS-rebinding guard). To serve requests addressed to it, add it to MCP_ALLOWED_HOSTS (comma-separated host or host:port; now: ${allowed.join(", ")}).`,
   );
   return false;
+}
+
+/**
+ * Browsers send Origin on cross-site requests, so it is checked whenever present: against
+ * MCP_ALLOWED_ORIGINS when set; otherwise the origin's host must be an allowed host (loopback
+ * names by default), or — with no Host list — the request's own Host (same origin). Requests
+ * without Origin (SDKs, curl, probes) are not subject to it.
+ */
+export function checkOrigin(
+  req: IncomingMessage,
+  res: ServerResponse,
+  allowedOrigins: readonly string[] | undefined,
+  allowedHosts: readonly string[] | undefined,
+): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined || originAllowed(origin, req, allowedOrigins, allowedHosts)) return true;
+  const fix = allowedOrigins
+    ? "add it to MCP_ALLOWED_ORIGINS"
+    : "list it in MCP_ALLOWED_ORIGINS (comma-separated origins, e.g. https://app.example.org)";
+  sendRpcError(res, 403, -32000, `Forbidden: origin ${origin} is not allowed; to admit it, ${fix}`);
+  return false;
+}
+
+function originAllowed(
+  origin: string,
+  req: IncomingMessage,
+  allowedOrigins: readonly string[] | undefined,
+  allowedHosts: readonly string[] | undefined,
+): boolean {
+  if (allowedOrigins) return allowedOrigins.includes(origin);
+  let host: string | undefined;
+  try {
+    const u = new URL(origin);
+    host = /^https?:$/.test(u.protocol) ? normalizeHost(u.host) : undefined;
+  } catch {
+    host = undefined; // "null" (sandboxed frames, file://) and garbage
+  }
+  if (host === undefined) return false;
+  if (allowedHosts) return hostAllowed(host, allowedHosts);
+  return host === normalizeHost(req.headers.host ?? "");
 }
 
 /** CORS for allowed browser origins only; without an allow-list no cross-origin reads are granted. */
@@ -68,28 +117,6 @@ export function corsHeaders(req: IncomingMessage, allowed: readonly string[] | u
     "Access-Control-Expose-Headers": "Mcp-Session-Id",
     Vary: "Origin",
   };
-}
-
-const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
-
-/**
- * `Authorization: Bearer <token>` when a token is configured. Both sides are hashed first so
- * the comparison is constant-time whatever the presented length.
- */
-export function checkBearer(
-  req: IncomingMessage,
-  res: ServerResponse,
-  token: string | undefined,
-): boolean {
-  if (token === undefined) return true;
-  const match = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "");
-  const presented = match?.[1]?.trim() ?? "";
-  if (presented && timingSafeEqual(digest(presented), digest(token))) return true;
-  const reason = presented ? "invalid_token" : "invalid_request";
-  sendRpcError(res, 401, -32001, "Unauthorized: send Authorization: Bearer <MCP_AUTH_TOKEN>", {
-    "WWW-Authenticate": `Bearer realm="pubmed-mcp", error="${reason}"`,
-  });
-  return false;
 }
 
 export type BodyResult = { ok: true; body: unknown } | { ok: false };

@@ -1,32 +1,53 @@
 /**
  * The MCP endpoints behind the guards.
  *
- * Streamable HTTP at /mcp is stateless: every POST gets a fresh session and transport that live
- * for that request only, so any replica behind a load balancer can answer any request and there
- * is no session table to lose. GET/DELETE /mcp (the standalone notification stream and session
- * teardown) therefore answer 405, which the spec and the SDK client treat as "not offered".
+ * Streamable HTTP at /mcp is stateful when the client wants a session, stateless otherwise:
+ * - POST initialize (no Mcp-Session-Id) opens a session (sessions.ts) and answers its id; every
+ *   later request carries it, GET opens the session's server→client stream (notifications such
+ *   as notifications/message and notifications/resources/updated), DELETE ends it. An unknown
+ *   or expired id gets 404, which tells a client to initialize again (spec, session management).
+ * - Any other POST without a session id is served statelessly by a one-request session, as
+ *   before: one-shot callers (curl, scripts) and replicas without sticky routing keep working.
  *
  * Legacy SSE at /sse is inherently stateful (the POSTs to /messages must reach the replica that
- * holds the stream), so it needs sticky sessions behind a load balancer.
+ * holds the stream), so it needs sticky sessions behind a load balancer, as /mcp sessions do.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { log } from "../log.js";
 import type { SessionFactory } from "../server.js";
 import { readJsonBody, sendRpcError } from "./guards.js";
+import { SessionTable, type SessionLimits } from "./sessions.js";
 
 export const SSE_MESSAGES_PATH = "/messages";
 
 /** Proxies commonly drop connections idle for 60 s; an SSE comment line keeps the stream alive. */
 const SSE_KEEPALIVE_MS = 20_000;
 
+/** Each handler takes the authenticated principal's id: sessions are bound to it. */
+type Handler = (req: IncomingMessage, res: ServerResponse, principal: string) => Promise<void>;
+
 export interface McpHandlers {
-  streamable: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-  sseOpen: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-  sseMessage: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-  /** Ends every open SSE stream. */
+  streamable: Handler;
+  sseOpen: Handler;
+  sseMessage: Handler;
+  /** Ends every Streamable HTTP session and SSE stream. */
   close: () => Promise<void>;
+}
+
+export interface McpOptions {
+  maxBodyBytes: number;
+  sessions: SessionLimits;
+}
+
+const isInitialize = (body: unknown) =>
+  Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
+
+function sessionIdOf(req: IncomingMessage): string | undefined {
+  const value = req.headers["mcp-session-id"];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function failed(res: ServerResponse, err: unknown, what: string): void {
@@ -35,24 +56,13 @@ function failed(res: ServerResponse, err: unknown, what: string): void {
   else res.end();
 }
 
-export function createMcpHandlers(newSession: SessionFactory, maxBodyBytes: number): McpHandlers {
-  const sseStreams = new Map<string, SSEServerTransport>();
+export function createMcpHandlers(newSession: SessionFactory, opts: McpOptions): McpHandlers {
+  const { maxBodyBytes } = opts;
+  const sseStreams = new Map<string, { transport: SSEServerTransport; principal: string }>();
+  const sessions = new SessionTable(newSession, opts.sessions);
 
-  const streamable = async (req: IncomingMessage, res: ServerResponse) => {
-    if (req.method !== "POST") {
-      sendRpcError(
-        res,
-        405,
-        -32000,
-        "Method not allowed: this server is stateless; POST JSON-RPC to /mcp",
-        {
-          Allow: "POST",
-        },
-      );
-      return;
-    }
-    const body = await readJsonBody(req, res, maxBodyBytes);
-    if (!body.ok) return;
+  /** A POST with no session id that is not initialize: a session for this request only. */
+  const stateless = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
     const session = newSession("httpStream");
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     // Closing the session aborts tool calls still running for a client that hung up.
@@ -60,15 +70,57 @@ export function createMcpHandlers(newSession: SessionFactory, maxBodyBytes: numb
       void transport.close();
       void session.close();
     });
+    await session.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  const streamable: Handler = async (req, res, principal) => {
+    const method = req.method ?? "";
+    if (!["GET", "POST", "DELETE"].includes(method)) {
+      sendRpcError(res, 405, -32000, `Method not allowed: /mcp takes POST, GET and DELETE`, {
+        Allow: "GET, POST, DELETE",
+      });
+      return;
+    }
+    let body: unknown;
+    if (method === "POST") {
+      const read = await readJsonBody(req, res, maxBodyBytes);
+      if (!read.ok) return;
+      body = read.body;
+    }
+    const id = sessionIdOf(req);
     try {
-      await session.connect(transport);
-      await transport.handleRequest(req, res, body.body);
+      if (id !== undefined) {
+        if ((await sessions.handle(id, req, res, body, principal)) === "unknown") {
+          sendRpcError(
+            res,
+            404,
+            -32001,
+            "Session not found: this Mcp-Session-Id is unknown, expired or ended. Send a new initialize request without Mcp-Session-Id.",
+          );
+        }
+      } else if (method === "POST" && isInitialize(body)) {
+        if ((await sessions.open(req, res, body, principal)) === "full") {
+          sendRpcError(res, 503, -32000, "Too many open MCP sessions; retry shortly", {
+            "Retry-After": "5",
+          });
+        }
+      } else if (method === "POST") {
+        await stateless(req, res, body);
+      } else {
+        sendRpcError(
+          res,
+          400,
+          -32000,
+          `Bad Request: ${method} /mcp needs the Mcp-Session-Id header that initialize returned`,
+        );
+      }
     } catch (err) {
       failed(res, err, "request");
     }
   };
 
-  const sseOpen = async (req: IncomingMessage, res: ServerResponse) => {
+  const sseOpen: Handler = async (req, res, principal) => {
     if (req.method !== "GET") {
       sendRpcError(res, 405, -32000, "Method not allowed: open the SSE stream with GET /sse", {
         Allow: "GET",
@@ -77,7 +129,7 @@ export function createMcpHandlers(newSession: SessionFactory, maxBodyBytes: numb
     }
     const transport = new SSEServerTransport(SSE_MESSAGES_PATH, res);
     const session = newSession("httpStream");
-    sseStreams.set(transport.sessionId, transport);
+    sseStreams.set(transport.sessionId, { transport, principal });
     const keepalive = setInterval(() => res.write(": keepalive\n\n"), SSE_KEEPALIVE_MS);
     res.once("close", () => {
       clearInterval(keepalive);
@@ -91,9 +143,10 @@ export function createMcpHandlers(newSession: SessionFactory, maxBodyBytes: numb
     }
   };
 
-  const sseMessage = async (req: IncomingMessage, res: ServerResponse) => {
+  const sseMessage: Handler = async (req, res, principal) => {
     const id = new URL(req.url ?? "", "http://localhost").searchParams.get("sessionId") ?? "";
-    const transport = sseStreams.get(id);
+    const stream = sseStreams.get(id);
+    const transport = stream?.principal === principal ? stream.transport : undefined;
     if (req.method !== "POST" || !transport) {
       sendRpcError(res, 404, -32001, "Unknown SSE session: open a stream with GET /sse first");
       return;
@@ -108,7 +161,8 @@ export function createMcpHandlers(newSession: SessionFactory, maxBodyBytes: numb
   };
 
   const close = async () => {
-    await Promise.all([...sseStreams.values()].map((t) => t.close()));
+    await sessions.closeAll();
+    await Promise.all([...sseStreams.values()].map((s) => s.transport.close()));
     sseStreams.clear();
   };
 

@@ -1,12 +1,16 @@
 /**
- * The HTTP front: one node:http server that owns every route, so the guards (Origin, bearer
- * token, body size) sit in front of the MCP transports rather than inside a framework.
+ * The HTTP front: one node:http server that owns every route, so the guards (Host, Origin,
+ * bearer token/JWT, body size) sit in front of the MCP transports rather than inside a framework.
  *
- *   GET  /          identity (name, version, endpoints)
- *   GET  /health    liveness: no dependencies, always fast, never behind the token
+ *   GET  /health    liveness: no dependencies, always fast, never behind Host check or token
  *   GET  /readyz    readiness probes (state.readiness); 200 or 503 with each check's state
- *   POST /mcp       Streamable HTTP (stateless)             — bearer token when configured
- *   GET  /sse       legacy SSE stream; POST /messages?sessionId=… — bearer token when configured
+ *   GET  /          identity (name, version, endpoints)
+ *   GET  /.well-known/oauth-protected-resource[/mcp|/sse]  RFC 9728 metadata, when configured
+ *   POST|GET|DELETE /mcp   Streamable HTTP (sessions.ts)           — bearer auth when configured
+ *   GET  /sse       legacy SSE stream; POST /messages?sessionId=…  — bearer auth when configured
+ *
+ * Probes (/health, /readyz) skip the Host check: orchestrators address pods by IP, and neither
+ * route serves anything a rebinding page could use. Every other route is Host-checked.
  */
 import {
   createServer as createHttpServer,
@@ -14,24 +18,25 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Config } from "../config.js";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+import { ConfigError, type Config, httpProblems } from "../config.js";
 import { log } from "../log.js";
-import { createServer, SERVER_NAME, type ServerOptions } from "../server.js";
+import { createServer, SERVER_NAME, type ServerOptions, type SessionFactory } from "../server.js";
 import { getReadiness } from "../state.js";
 import { VERSION } from "../version.js";
-import {
-  DEFAULT_MAX_BODY_BYTES,
-  checkBearer,
-  checkOrigin,
-  corsHeaders,
-  sendJson,
-} from "./guards.js";
+import { createAuthenticator } from "./auth.js";
+import { DEFAULT_MAX_BODY_BYTES, checkHost, checkOrigin, corsHeaders, sendJson } from "./guards.js";
 import { SSE_MESSAGES_PATH, createMcpHandlers } from "./mcp.js";
 import { checkReadiness } from "./readiness.js";
+import type { SessionLimits } from "./sessions.js";
 
 export interface HttpServerOptions extends ServerOptions {
   /** Largest accepted request body in bytes (default 1 MiB). */
   maxBodyBytes?: number;
+  /** Overrides of the session limits from config (tests use short ones). */
+  sessions?: Partial<SessionLimits>;
+  /** The MCP sessions to serve; default createServer(opts). */
+  sessionFactory?: SessionFactory;
 }
 
 export interface RunningHttpServer {
@@ -46,10 +51,6 @@ const ENDPOINTS = { mcp: "/mcp", sse: "/sse", health: "/health", readyz: "/ready
 /** Above common load-balancer idle timeouts (AWS ALB: 60 s), so the balancer closes first. */
 const KEEP_ALIVE_MS = 65_000;
 
-export function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "::1" || host.startsWith("127.");
-}
-
 function onlyGet(req: IncomingMessage, res: ServerResponse): boolean {
   if (req.method === "GET" || req.method === "HEAD") return true;
   sendJson(res, 405, { error: "Method not allowed" }, { Allow: "GET, HEAD" });
@@ -60,15 +61,39 @@ export async function startHttpServer(
   config: Config,
   opts: HttpServerOptions = {},
 ): Promise<RunningHttpServer> {
-  const { host, port, authToken, allowedOrigins } = config.http;
-  const mcp = createMcpHandlers(createServer(opts), opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+  // Configs built by hand (tests, embedders) get the same refusal loadConfig gives.
+  const problems = httpProblems(config.http);
+  if (problems.length > 0) throw new ConfigError(problems);
+  const { host, port, allowedOrigins, allowedHosts } = config.http;
+  const auth = createAuthenticator(config.http);
+  const mcp = createMcpHandlers(opts.sessionFactory ?? createServer(opts), {
+    maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    sessions: {
+      idleMs: config.http.sessionIdleMs,
+      max: config.http.maxSessions,
+      ...opts.sessions,
+    },
+  });
+  /** Runs an MCP handler for the authenticated principal; its AuthInfo reaches tools as authInfo. */
+  const authenticated = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    handler: (req: IncomingMessage, res: ServerResponse, principal: string) => Promise<void>,
+  ) => {
+    const principal = await auth.authenticate(req, res);
+    if (!principal) return;
+    (req as IncomingMessage & { auth?: AuthInfo }).auth = principal.info;
+    await handler(req, res, principal.id);
+  };
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    const probe = path === "/health" || path === "/readyz";
+    if (!probe && !checkHost(req, res, allowedHosts)) return;
     for (const [name, value] of Object.entries(corsHeaders(req, allowedOrigins))) {
       res.setHeader(name, value);
     }
-    if (!checkOrigin(req, res, allowedOrigins)) return;
+    if (!checkOrigin(req, res, allowedOrigins, allowedHosts)) return;
     if (req.method === "OPTIONS") {
       res.writeHead(204).end();
       return;
@@ -88,15 +113,19 @@ export async function startHttpServer(
           sendJson(res, 200, { name: SERVER_NAME, version: VERSION, endpoints: ENDPOINTS });
         return;
       case ENDPOINTS.mcp:
-        if (checkBearer(req, res, authToken)) await mcp.streamable(req, res);
+        await authenticated(req, res, mcp.streamable);
         return;
       case ENDPOINTS.sse:
-        if (checkBearer(req, res, authToken)) await mcp.sseOpen(req, res);
+        await authenticated(req, res, mcp.sseOpen);
         return;
       case SSE_MESSAGES_PATH:
-        if (checkBearer(req, res, authToken)) await mcp.sseMessage(req, res);
+        await authenticated(req, res, mcp.sseMessage);
         return;
       default:
+        if (auth.metadataFor(path)) {
+          if (onlyGet(req, res)) sendJson(res, 200, auth.metadataFor(path));
+          return;
+        }
         sendJson(res, 404, { error: `No route for ${path}`, endpoints: ENDPOINTS });
     }
   };
@@ -119,11 +148,6 @@ export async function startHttpServer(
     });
   });
   const actual = (server.address() as AddressInfo).port;
-  if (!isLoopback(host) && authToken === undefined) {
-    log.warn(
-      `Serving MCP on ${host}:${actual} without MCP_AUTH_TOKEN: anyone who can reach this address can call every tool. Set MCP_AUTH_TOKEN (and MCP_ALLOWED_ORIGINS for browser clients).`,
-    );
-  }
   const urlHost = host.includes(":") ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${actual}`,
