@@ -90,6 +90,9 @@ describe("XML shape", () => {
     expect(inspectBody("Error: something", "xml").kind).toBe("truncated");
     expect(inspectBody("   ", "xml")).toEqual({ kind: "truncated", detail: "an empty reply" });
     expect(inspectBody("1|2|3|\n", "text")).toEqual({ kind: "ok" });
+    // Every utility answers something: an empty text reply (ECitMatch, MEDLINE) is a failure too.
+    expect(inspectBody("", "text")).toEqual({ kind: "truncated", detail: "an empty reply" });
+    expect(inspectBody(" \n", "json")).toEqual({ kind: "truncated", detail: "an empty reply" });
     const started = Date.now();
     expect(inspectBody(`${" ".repeat(8000)}x`, "xml").kind).toBe("truncated");
     expect(Date.now() - started).toBeLessThan(1000); // no catastrophic backtracking

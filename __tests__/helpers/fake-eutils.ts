@@ -86,6 +86,13 @@ export async function startFakeEutils(
     });
 
   const answer = async (req: FakeRequest): Promise<FakeReply> => {
+    if (!req.utility) {
+      return {
+        status: 404,
+        body: "fake-eutils: not an endpoint NCBI documents",
+        contentType: "text/plain",
+      };
+    }
     const next = forced.shift();
     if (next) return next(req);
     for (const r of [...added, ...baseRoutes]) {
@@ -186,11 +193,23 @@ export function rateLimitReply(status = 429, retryAfterSeconds?: number): FakeRe
   };
 }
 
+/**
+ * The paths NCBI documents (https://www.ncbi.nlm.nih.gov/books/NBK25499/), written out here rather
+ * than taken from the client so a wrong path in the client fails the tests: ECitMatch is a .cgi.
+ * Any other path answers 404 and is recorded with an empty utility.
+ */
+const DOCUMENTED_ENDPOINTS = new Map([
+  ...["einfo", "esearch", "esummary", "efetch", "elink", "espell", "epost"].map(
+    (u) => [`${u}.fcgi`, u] as const,
+  ),
+  ["ecitmatch.cgi", "ecitmatch"] as const,
+]);
+
 async function readParams(
   inc: IncomingMessage,
 ): Promise<{ utility: string; params: Record<string, string> }> {
   const url = new URL(inc.url ?? "/", "http://fake");
-  const utility = (url.pathname.split("/").pop() ?? "").replace(/\.fcgi$/, "");
+  const utility = DOCUMENTED_ENDPOINTS.get(url.pathname.split("/").pop() ?? "") ?? "";
   const params = Object.fromEntries(url.searchParams);
   const chunks: Buffer[] = [];
   for await (const chunk of inc) chunks.push(chunk as Buffer);

@@ -313,6 +313,29 @@ describeShared("live PubMed tools", () => {
         "proc natl acad sci u s a|1991|88|3248|mann bj|k0|\rproc natl acad sci u s a|1991|88|3248|mann bj|k1|\rproc natl acad sci u s a|1991|88|3248|mann bj|k2|",
       );
     });
+    it("reaches NCBI at the documented ecitmatch.cgi (the fake answers 404 anywhere else)", async () => {
+      fake.route(
+        onUtility("ecitmatch", { contentType: "text/plain", body: "j|1991|88|1|a|k0|1937004\n" }),
+      );
+      const out = await callTool(h.client, "pubmed_match_citations", {
+        citations: [
+          { journal: "j", year: "1991", volume: "88", firstPage: "1", authorName: "a", key: "x" },
+        ],
+      });
+      expect(out.json).toEqual({ results: [{ key: "x", pmid: "1937004", status: "matched" }] });
+      expect(fake.requests.map((r) => r.utility)).toEqual(["ecitmatch"]);
+    });
+
+    it("answers UPSTREAM, not an empty OK, when NCBI replies 200 with an empty body", async () => {
+      // Another citation than the test before, so the reply cannot come from the response cache.
+      fake.route(onUtility("ecitmatch", { contentType: "text/plain", body: "" }));
+      const out = await callTool(h.client, "pubmed_match_citations", {
+        citations: [{ journal: "j", year: "1991", volume: "89", firstPage: "1", authorName: "a" }],
+      });
+      expect(out.isError).toBe(true);
+      expect(out.json).toMatchObject({ error: { code: "UPSTREAM" } });
+      expect(JSON.stringify(out.json)).toMatch(/empty reply/);
+    });
   });
 
   describe("pubmed_trend", () => {

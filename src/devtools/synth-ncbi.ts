@@ -21,7 +21,7 @@ import { articleSetXml } from "./synth-xml.js";
 import { type SynthCorpus, createSynthCorpus } from "./synth.js";
 
 export interface SynthRequest {
-  /** "esearch", "efetch", … ("esearch.fcgi" is accepted too). */
+  /** "esearch", "efetch", … ("esearch.fcgi" and "ecitmatch.cgi" are accepted too). */
   utility: string;
   params: Record<string, string>;
 }
@@ -192,7 +192,7 @@ export function synthHandler(corpus: SynthCorpus): (req: SynthRequest) => SynthR
   return (req) => {
     const name = req.utility
       .replace(/^.*\//, "")
-      .replace(/\.fcgi$/, "")
+      .replace(/\.f?cgi$/, "")
       .toLowerCase();
     const run = Object.hasOwn(utilities, name) ? utilities[name] : undefined;
     return run ? run(req.params) : undefined;

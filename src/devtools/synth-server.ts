@@ -40,7 +40,7 @@ export async function startSynthServer(
         url.pathname
           .split("/")
           .pop()
-          ?.replace(/\.fcgi$/, "") ?? "";
+          ?.replace(/\.f?cgi$/, "") ?? "";
       const now = Date.now();
       while (starts.length > 0 && (starts[0] ?? 0) <= now - 1000) starts.shift();
       starts.push(now);

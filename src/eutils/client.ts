@@ -63,6 +63,18 @@ export interface ClientDeps {
   random?: () => number;
 }
 
+/** Paths as NCBI documents them (https://www.ncbi.nlm.nih.gov/books/NBK25499/): ECitMatch is a .cgi. */
+export const ENDPOINTS: Readonly<Record<Utility, string>> = {
+  einfo: "einfo.fcgi",
+  esearch: "esearch.fcgi",
+  esummary: "esummary.fcgi",
+  efetch: "efetch.fcgi",
+  elink: "elink.fcgi",
+  espell: "espell.fcgi",
+  epost: "epost.fcgi",
+  ecitmatch: "ecitmatch.cgi",
+};
+
 /** NCBI asks for POST when a URL would be long; many servers cut URLs near 2,000 characters. */
 const MAX_GET_URL = 2000;
 const MAX_GET_IDS = 200;
@@ -241,7 +253,7 @@ export class EutilsClient {
   }
 
   private endpoint(utility: Utility): string {
-    return `${this.cfg.baseUrl}/${utility}.fcgi`;
+    return `${this.cfg.baseUrl}/${ENDPOINTS[utility]}`;
   }
 
   /** NCBI requires tool (and asks for email) on every request; api_key is added only when sending. */

@@ -52,8 +52,10 @@ export function isHtml(body: string): boolean {
 export function inspectBody(body: string, format: BodyFormat): Verdict {
   if (isRateLimitBody(body)) return { kind: "rate-limit" };
   if (isHtml(body)) return { kind: "html" };
-  if (format === "text") return { kind: "ok" };
+  // Every utility answers something, even for no results (ECitMatch echoes each line; EFetch
+  // text reports a header): an empty 200 is a failed reply, never "nothing found".
   if (body.trim() === "") return { kind: "truncated", detail: "an empty reply" };
+  if (format === "text") return { kind: "ok" };
   return format === "json" ? inspectJson(body) : inspectXml(body);
 }
 
