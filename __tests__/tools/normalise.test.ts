@@ -192,3 +192,33 @@ describe("what cannot be normalised says what is wrong", () => {
     }
   });
 });
+
+describe("control characters", () => {
+  it.each([
+    ["pubmed_sync_delta", { query_key: "k\u0000", term: TERM }, "query_key", "0000"],
+    ["corpus_checkpoint_get", { query_key: "a\u0000b" }, "query_key", "0000"],
+    ["rag_search", { query: "crispr\u0007" }, "query", "0007"],
+    [
+      "pubmed_search",
+      { query: "crispr", publicationTypes: ["Review\u001b"] },
+      "publicationTypes[0]",
+      "001B",
+    ],
+  ])(
+    "%s rejects a control character as VALIDATION before NCBI or the store sees it",
+    async (tool, args, path, code) => {
+      fake.reset();
+      const out = await callTool(h.client, tool, args);
+      expect(out.isError).toBe(true);
+      const { error } = out.json as Err;
+      expect(error.code).toBe("VALIDATION");
+      expect(error.message).toContain(`${path} contains the control character U+${code}`);
+      expect(fake.requests).toEqual([]);
+    },
+  );
+
+  it("keeps tabs and line breaks, which queries pasted from elsewhere carry", async () => {
+    const out = await callTool(h.client, "rag_search", { query: "crispr\ttherapy\r\n" });
+    expect(out.isError).toBe(false);
+  });
+});

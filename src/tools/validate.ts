@@ -62,6 +62,28 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], raw?: unknow
     .join("; ");
 }
 
+/** C0 controls but tab, line feed and carriage return, and DEL: never meaningful in an argument. */
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+/**
+ * Paths of string arguments holding a control character, with the first one found. A NUL would
+ * otherwise reach Postgres (which refuses it in text) and come back as a STORE error.
+ */
+function controlCharacters(value: unknown, path: PropertyKey[] = []): string[] {
+  if (typeof value === "string") {
+    const hit = CONTROL.exec(value)?.[0];
+    if (hit === undefined) return [];
+    const code = hit.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+    return [`${pathText(path) || "argument"} contains the control character U+${code}; remove it`];
+  }
+  if (value && typeof value === "object") {
+    return Object.entries(value).flatMap(([k, v]) =>
+      controlCharacters(v, [...path, Array.isArray(value) ? Number(k) : k]),
+    );
+  }
+  return [];
+}
+
 function kindOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
@@ -82,6 +104,12 @@ export function validateArgs<S extends z.ZodObject>(
       `Invalid arguments for ${tool.name}: arguments must be a JSON object of named parameters, got ${kindOf(args)}. See the tool's input schema.`,
       { issues: [{ path: [], message: "arguments must be a JSON object" }] },
     );
+  }
+  const controls = controlCharacters(args);
+  if (controls.length > 0) {
+    throw new ValidationError(`Invalid arguments for ${tool.name}: ${controls.join("; ")}.`, {
+      issues: controls.map((message) => ({ message })),
+    });
   }
   const parsed = tool.parameters.safeParse(dropEmptyStrings(args));
   if (!parsed.success) {
