@@ -63,6 +63,7 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], raw?: unknow
 }
 
 /** C0 controls but tab, line feed and carriage return, and DEL: never meaningful in an argument. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 /**
