@@ -30,8 +30,13 @@ const texts = (l: Session) => l.messages.map((m) => (m.data as { message: string
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness(); // LOG_LEVEL=error: stderr stays quiet whatever clients ask for
+  // The error lines this suite writes on purpose stay out of jest's output.
+  for (const t of log.transports) t.silent = true;
 });
-afterAll(() => h.close());
+afterAll(async () => {
+  for (const t of log.transports) t.silent = false;
+  await h.close();
+});
 
 describe("logging/setLevel", () => {
   it("sends each listening session the lines at or above its level, and nothing before setLevel", async () => {
