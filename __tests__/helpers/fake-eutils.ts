@@ -198,7 +198,7 @@ export function rateLimitReply(status = 429, retryAfterSeconds?: number): FakeRe
  * than taken from the client so a wrong path in the client fails the tests: ECitMatch is a .cgi.
  * Any other path answers 404 and is recorded with an empty utility.
  */
-const DOCUMENTED_ENDPOINTS = new Map([
+const DOCUMENTED_ENDPOINTS = new Map<string, string>([
   ...["einfo", "esearch", "esummary", "efetch", "elink", "espell", "epost"].map(
     (u) => [`${u}.fcgi`, u] as const,
   ),
