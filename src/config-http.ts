@@ -71,18 +71,21 @@ const list = (v: string | undefined) =>
     .map((x) => x.trim())
     .filter(Boolean);
 
-/** "name" or "name:port" as a Host header carries it, or undefined when it is not one. */
+/**
+ * "name" or "name:port" as a Host header carries it (lower-case; an explicit port is kept even
+ * when it is the default one), or undefined when it is not one.
+ */
 export function normalizeHost(value: string): string | undefined {
-  if (!value || /[/?#@\s]/.test(value)) return undefined;
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]/?#@\s]+)(?::(\d{1,5}))?$/.exec(value);
+  if (!m?.[1]) return undefined;
   try {
-    const u = new URL(`http://${value}`);
-    return u.port ? `${u.hostname}:${u.port}` : u.hostname;
+    const { hostname } = new URL(`http://${m[1]}`);
+    return m[2] ? `${hostname}:${Number(m[2])}` : hostname;
   } catch {
     return undefined;
   }
 }
 
-/** The HTTP front's settings and the cross-variable rules that keep it safe by default. */
 export function httpConfig(e: HttpEnv, problems: string[]): HttpConfig {
   const publicUrl = e.MCP_PUBLIC_URL?.replace(/\/+$/, "");
   const allowedHosts: string[] = [];
