@@ -6,7 +6,7 @@
  * in-memory cache. NCBI usage rules: https://www.ncbi.nlm.nih.gov/books/NBK25497/
  */
 import type { Config } from "../config.js";
-import { AppError } from "../errors.js";
+import { AppError, RateLimitError } from "../errors.js";
 import { log } from "../log.js";
 import { ResponseCache, cacheKey, cacheTtlMs } from "./cache.js";
 import {
@@ -20,7 +20,7 @@ import {
   type Failure,
   type Outcome,
 } from "./detect.js";
-import { RateLimiter, sleep, type Ticket } from "./limiter.js";
+import { CoolDownError, RateLimiter, setDeadline, sleep, type Ticket } from "./limiter.js";
 
 export type Utility =
   "einfo" | "esearch" | "esummary" | "efetch" | "elink" | "espell" | "ecitmatch" | "epost";
@@ -135,7 +135,12 @@ export class EutilsClient {
       publicUrl,
     };
     // Without a caller's signal the configured per-call deadline still applies.
-    const signal = opts.signal ?? AbortSignal.timeout(this.cfg.deadlineMs);
+    const signal =
+      opts.signal ??
+      setDeadline(
+        AbortSignal.timeout(this.cfg.deadlineMs),
+        performance.now() + this.cfg.deadlineMs,
+      );
     const body = await this.withRetries(call, signal);
     const response = { body, url: publicUrl, method };
     if (ttl > 0) this.cache.set(key, response, ttl, 2 * (body.length + key.length));
@@ -164,10 +169,14 @@ export class EutilsClient {
       try {
         outcome = await this.limiter.run((t) => this.attempt(call, attempt, signal, t), signal);
       } catch (err) {
+        if (err instanceof CoolDownError) throw this.coolingPastDeadline(call.utility, err.waitMs);
         if (err instanceof AppError || !signal.aborted) throw err;
         throw this.stopped(signal, last);
       }
-      if (outcome.ok) return outcome.body;
+      if (outcome.ok) {
+        this.limiter.accepted();
+        return outcome.body;
+      }
       last = outcome.failure;
       if (last.rateLimited) {
         const pause = last.retryAfterMs ?? this.backoffCeiling(attempt);
@@ -245,6 +254,16 @@ export class EutilsClient {
     // By name, not instanceof: a DOMException may come from another realm (vm contexts, jest).
     const deadline = (reason as { name?: unknown } | undefined)?.name === "TimeoutError";
     return deadline ? deadlinePassed(this.cfg.deadlineMs, last) : reason;
+  }
+
+  /** Nothing was sent: NCBI's pause outlasts the call's deadline, so say when to come back. */
+  private coolingPastDeadline(utility: Utility, waitMs: number): RateLimitError {
+    const seconds = Math.ceil(waitMs / 1000);
+    const retryAt = new Date(this.now() + waitMs).toISOString();
+    return new RateLimitError(
+      `NCBI asked for a pause after a rate-limit refusal; it accepts requests again at ${retryAt} (in ${seconds} s), after this call's deadline (NCBI_DEADLINE_MS), so nothing was sent. Try again then.`,
+      { utility, retryAfterSeconds: seconds, retryAt },
+    );
   }
 
   /** base·2^(attempt−1), capped at 16 bases; the sleep is a uniform draw below it (full jitter). */

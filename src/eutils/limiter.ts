@@ -4,6 +4,7 @@
  * with one, counted over any second; a fixed-window counter (p-queue's interval/intervalCap) can
  * start 2× that across a window boundary, so start times are kept and checked individually.
  */
+import { AsyncResource } from "node:async_hooks";
 import dc from "node:diagnostics_channel";
 import PQueue from "p-queue";
 
@@ -16,6 +17,39 @@ import PQueue from "p-queue";
 export const SAFETY_MARGIN_MS = 100;
 /** How often a full window is re-checked while its oldest request is not yet on the wire. */
 const POLL_MS = 20;
+/**
+ * Cool-down policy after a 429. NCBI's Retry-After is honoured up to MAX_COOL_DOWN_MS (a single
+ * "Retry-After: 3600" must not stop every live tool for an hour), and while a cool-down runs one
+ * request at a time may start every PROBE_INTERVAL_MS as a probe: when it is not refused, NCBI is
+ * back and the cool-down ends for everyone. Documented in the README (NCBI etiquette).
+ */
+export const MAX_COOL_DOWN_MS = 30_000;
+export const PROBE_INTERVAL_MS = 2_000;
+const COOL_POLL_MS = 100;
+
+/** The moment (on the limiter's clock) by which a call must have started, registered per signal. */
+const deadlines = new WeakMap<AbortSignal, number>();
+
+/** Records that `signal` aborts at `at` (performance.now() ms), so waits longer than that fail at once. */
+export function setDeadline(signal: AbortSignal, at: number): AbortSignal {
+  deadlines.set(signal, at);
+  return signal;
+}
+
+export function deadlineOf(signal: AbortSignal | undefined): number | undefined {
+  return signal ? deadlines.get(signal) : undefined;
+}
+
+/** A call cannot start before its deadline: NCBI asked for a pause that outlasts it. */
+export class CoolDownError extends Error {
+  constructor(
+    /** How long until requests may start again, in ms. */
+    readonly waitMs: number,
+  ) {
+    super(`NCBI asked for a pause of ${Math.ceil(waitMs / 1000)} s`);
+    this.name = "CoolDownError";
+  }
+}
 
 export interface LimiterOptions {
   /** Most starts in any window (NCBI_MAX_RPS). */
@@ -39,6 +73,8 @@ interface Start {
   at: number;
   /** Until true, the request may still be about to arrive, so it counts as arriving now. */
   onWire: boolean;
+  /** Started during a cool-down to test whether NCBI accepts requests again. */
+  probe: boolean;
 }
 
 export class RateLimiter {
@@ -48,6 +84,9 @@ export class RateLimiter {
   private readonly now: () => number;
   private starts: Start[] = [];
   private coolUntil = 0;
+  /** During a cool-down: when the next probe may start, and whether one is out. */
+  private nextProbeAt = 0;
+  private probing = false;
   private total = 0;
 
   constructor(opts: LimiterOptions) {
@@ -64,9 +103,11 @@ export class RateLimiter {
    * ends: the latest moment it can have reached NCBI.
    */
   run<T>(task: (ticket: Ticket) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    // p-queue runs the task from another call's continuation: bind it to the caller's async
+    // context, so what it logs is credited to the caller's MCP session (src/protocol/logging.ts).
     return this.queue.add(
-      async () => {
-        const start = await this.acquire(signal);
+      AsyncResource.bind(async () => {
+        const start = await this.acquire(signal, deadlineOf(signal));
         const onWire = () => {
           if (start.onWire) return;
           start.at = this.now();
@@ -78,15 +119,32 @@ export class RateLimiter {
         } finally {
           tag.release();
           onWire();
+          if (start.probe) this.probing = false;
         }
-      },
+      }),
       { signal },
     );
   }
 
-  /** After a 429 no request may start before `ms` from now, whoever sends it (shared cool-down). */
+  /**
+   * After a 429 no request may start before `ms` from now (at most MAX_COOL_DOWN_MS), whoever sends
+   * it, except one probe every PROBE_INTERVAL_MS.
+   */
   coolDown(ms: number): void {
-    this.coolUntil = Math.max(this.coolUntil, this.now() + Math.max(0, ms));
+    const now = this.now();
+    const until = now + Math.min(Math.max(0, ms), MAX_COOL_DOWN_MS);
+    if (until > this.coolUntil) this.coolUntil = until;
+    this.nextProbeAt = now + PROBE_INTERVAL_MS;
+  }
+
+  /** NCBI accepted a request: any cool-down is over. */
+  accepted(): void {
+    this.coolUntil = 0;
+  }
+
+  /** ms until requests may start again without probing (0 when not cooling down). */
+  get coolDownMs(): number {
+    return Math.max(0, this.coolUntil - this.now());
   }
 
   /** Calls waiting for a slot. */
@@ -104,30 +162,54 @@ export class RateLimiter {
     return this.total;
   }
 
-  /** Waits until a start is allowed, then records it; check-and-record is synchronous, so no race. */
-  private async acquire(signal: AbortSignal | undefined): Promise<Start> {
+  /**
+   * Waits until a start is allowed, then records it; check-and-record is synchronous, so no race.
+   * A call whose deadline comes before the cool-down lets anything start fails at once.
+   */
+  private async acquire(signal: AbortSignal | undefined, deadline?: number): Promise<Start> {
     for (;;) {
       signal?.throwIfAborted();
       const now = this.now();
       this.starts = this.starts.filter((s) => !s.onWire || now - s.at < this.windowMs);
-      const wait = this.waitMs(now);
+      const probe = this.probeNow(now);
+      const wait = probe ? this.windowWaitMs(now) : this.waitMs(now);
       if (wait <= 0) {
-        const start = { at: now, onWire: false };
+        const start = { at: now, onWire: false, probe };
+        if (probe) {
+          this.probing = true;
+          this.nextProbeAt = now + PROBE_INTERVAL_MS;
+        }
         this.starts.push(start);
         this.total += 1;
         return start;
       }
-      // Timers may fire a little early against this clock; the loop re-checks.
-      await sleep(Math.ceil(wait), signal);
+      const cooling = this.coolUntil - now;
+      // The earliest this call could go is the next probe slot or the cool-down's end; while a
+      // probe is out its answer may end the cool-down, so no verdict until it lands.
+      if (deadline !== undefined && cooling > 0 && !this.probing) {
+        if (now + Math.min(cooling, this.nextProbeAt - now) >= deadline) {
+          throw new CoolDownError(cooling);
+        }
+      }
+      // Timers may fire a little early against this clock; the loop re-checks. During a cool-down
+      // the loop also looks again soon, since a probe's success ends it for everyone.
+      await sleep(Math.ceil(cooling > 0 ? Math.min(wait, COOL_POLL_MS) : wait), signal);
     }
   }
 
+  /** During a cool-down, whether this start may be the probe that tests whether NCBI is back. */
+  private probeNow(now: number): boolean {
+    return now < this.coolUntil && !this.probing && now >= this.nextProbeAt;
+  }
+
   private waitMs(now: number): number {
-    const cool = this.coolUntil - now;
-    if (this.starts.length < this.maxRps) return cool;
+    return Math.max(this.coolUntil - now, this.windowWaitMs(now));
+  }
+
+  private windowWaitMs(now: number): number {
+    if (this.starts.length < this.maxRps) return 0;
     const sent = this.starts.filter((s) => s.onWire).map((s) => s.at);
-    const leavesFirst = sent.length > 0 ? Math.min(...sent) + this.windowMs - now : POLL_MS;
-    return Math.max(cool, leavesFirst);
+    return sent.length > 0 ? Math.min(...sent) + this.windowMs - now : POLL_MS;
   }
 }
 

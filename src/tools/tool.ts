@@ -7,6 +7,7 @@
 import type { ContentResult, Context, FastMCPSessionAuth, Tool as FastMcpTool } from "fastmcp";
 import { z } from "zod";
 import { abortedCall, AppError, toEnvelope } from "../errors.js";
+import { setDeadline } from "../eutils/limiter.js";
 import { getConfig } from "../state.js";
 import { validateArgs } from "./validate.js";
 
@@ -118,6 +119,8 @@ export function toFastMcpTool(tool: ToolDef): FastMcpTool<FastMCPSessionAuth> {
       const deadline = tool.noDeadline ? undefined : AbortSignal.timeout(deadlineMs);
       const limits = [context.signal, deadline].filter((s): s is AbortSignal => Boolean(s));
       const signal = AbortSignal.any(limits);
+      // NCBI waits that outlast the deadline fail at once with RATE_LIMIT (eutils/limiter.ts).
+      if (deadline) setDeadline(signal, performance.now() + deadlineMs);
       try {
         const args = validateArgs(tool, raw);
         const result = await tool.execute(args, {
