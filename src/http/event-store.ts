@@ -10,7 +10,7 @@ import type { EventStore } from "@modelcontextprotocol/sdk/server/streamableHttp
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 const MAX_EVENTS = 200;
-const MAX_BYTES = 8 * 1024 * 1024;
+const MAX_BYTES = 4 * 1024 * 1024;
 const MAX_AGE_MS = 5 * 60_000;
 
 interface StoredEvent {
@@ -29,6 +29,8 @@ export class SessionEventStore implements EventStore {
   async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
     const id = `${streamId}_${++this.seq}`;
     const bytes = JSON.stringify(message).length;
+    // One message over the whole budget is not kept (it would evict everything else).
+    if (bytes > MAX_BYTES) return id;
     this.events.push({ id, streamId, message, bytes, at: Date.now() });
     this.bytes += bytes;
     this.trim();
@@ -56,7 +58,8 @@ export class SessionEventStore implements EventStore {
     return last.streamId;
   }
 
-  private trim(): void {
+  /** Drops what is past the bounds; also called by the session sweep. */
+  trim(): void {
     const oldest = Date.now() - MAX_AGE_MS;
     let drop = 0;
     let bytes = this.bytes;

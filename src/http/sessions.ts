@@ -32,6 +32,7 @@ interface Entry {
   id: string;
   transport: StreamableHTTPServerTransport;
   session: FastMCPSession;
+  events: SessionEventStore;
   principal: string;
   lastSeen: number;
   /** HTTP exchanges in progress (POST streams, the GET stream). */
@@ -67,13 +68,24 @@ export class SessionTable {
   ): Promise<Outcome> {
     if (this.entries.size >= this.limits.max && !this.evictOne()) return "full";
     const session = this.newSession("httpStream");
+    const events = new SessionEventStore();
     let entry: Entry | undefined;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      eventStore: new SessionEventStore(),
+      eventStore: events,
       retryInterval: RETRY_INTERVAL_MS,
       onsessioninitialized: (id) => {
-        entry = { id, transport, session, principal, lastSeen: Date.now(), open: 0, closed: false };
+        const now = Date.now();
+        entry = {
+          id,
+          transport,
+          session,
+          events,
+          principal,
+          lastSeen: now,
+          open: 0,
+          closed: false,
+        };
         this.entries.set(id, entry);
       },
     });
@@ -137,6 +149,7 @@ export class SessionTable {
     const cutoff = Date.now() - this.limits.idleMs;
     for (const entry of this.entries.values()) {
       if (entry.open === 0 && entry.lastSeen < cutoff) void this.end(entry);
+      else entry.events.trim(); // a quiet session does not keep old events until it expires
     }
   }
 
