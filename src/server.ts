@@ -1,8 +1,8 @@
 /**
  * createServer(): the tool, resource and prompt registries bound into a factory of MCP sessions
- * (fastmcp's FastMCPSession). stdio serves one session; HTTP serves one per request (stateless
- * Streamable HTTP) or per SSE stream. No I/O at import or construction; start-up (config, state)
- * happens in main.ts.
+ * (fastmcp's FastMCPSession). stdio serves one session; HTTP one per Streamable HTTP session
+ * (Mcp-Session-Id, src/http/sessions.ts), per sessionless request, or per legacy SSE stream. No I/O
+ * at import or construction; start-up (config, state) happens in main.ts.
  */
 import { ErrorCode, ReadResourceRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";

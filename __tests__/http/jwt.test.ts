@@ -213,6 +213,14 @@ describe("tokens verified against a JWKS", () => {
     expect((await init(await es(signing))).status).toBe(200);
   });
 
+  it("reports in resource://pubmed/info that auth is required when only JWTs would do", async () => {
+    const client = await connectStreamable(h.http.url, await es(signing));
+    const res = await client.readResource({ uri: "resource://pubmed/info" });
+    const text = res.contents[0] && "text" in res.contents[0] ? res.contents[0].text : "";
+    expect(JSON.parse(text).http).toMatchObject({ authRequired: true });
+    await client.close();
+  });
+
   it("refuses a token from another key, an unknown kid, an HS256 token and a wrong audience", async () => {
     const cases: [string, string, string][] = [
       ["stranger's key", await es(stranger), "the token is not a valid signed JWT"],

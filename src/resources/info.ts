@@ -49,7 +49,7 @@ export const infoResource = defineResource({
       http:
         config.transport === "http"
           ? {
-              authRequired: config.http.authToken !== undefined,
+              authRequired: config.http.authToken !== undefined || config.http.jwt !== undefined,
               originsRestricted: config.http.allowedOrigins !== undefined,
             }
           : null,
