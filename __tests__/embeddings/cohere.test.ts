@@ -157,22 +157,22 @@ describe("CohereEmbedder", () => {
     expect(err.details).toMatchObject({ status: null, attempts: 2 });
   });
 
-  it("lets the process exit promptly after a failed request (no SDK timer left behind)", async () => {
+  it("lets the process exit after a failed request (no SDK timer left behind)", async () => {
     // cohere-ai keeps a timer for the whole request timeout when fetch rejects; see cohere.ts.
+    // That timeout is an hour here: a timer left behind keeps the child alive until `run` kills
+    // it at 2 minutes (and rejects), far beyond what starting it takes on a loaded machine.
     const script = `
       import { CohereEmbedder } from ${JSON.stringify(join(REPO_DIR, "src/embeddings/cohere.ts"))};
       const e = new CohereEmbedder({ apiKey: "k", baseUrl: "http://127.0.0.1:" + process.argv[1],
-        model: "embed-v4.0", maxRetries: 0, timeoutMs: 60000 });
+        model: "embed-v4.0", maxRetries: 0, timeoutMs: 3600000 });
       await e.embedQuery("x").catch((err) => console.log(err.name));`;
-    const started = Date.now();
     const { stdout } = await run(
       process.execPath,
       ["--import", "tsx", "--input-type=module", "-e", script, String(await closedPort())],
-      { cwd: REPO_DIR, timeout: 15_000 },
+      { cwd: REPO_DIR, timeout: 120_000 },
     );
     expect(stdout.trim()).toBe("EmbeddingsError");
-    expect(Date.now() - started).toBeLessThan(12_000);
-  });
+  }, 180_000);
 
   it("stops at once when the caller aborts", async () => {
     fake.script({ delayMs: 300 });

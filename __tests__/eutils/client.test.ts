@@ -64,6 +64,12 @@ function watchWire(): { times: number[]; stop: () => void } {
   return { times, stop: () => dc.unsubscribe("undici:client:sendHeaders", seen) };
 }
 
+/** Waits until the fake sees the client hang up on request `i`; a client that waits times out the test. */
+async function hungUpOn(i: number): Promise<boolean> {
+  while (!fake.requests[i]?.abandoned) await sleep(5);
+  return fake.requests[i]?.abandoned ?? false;
+}
+
 function maxInWindow(times: number[], ms: number): number {
   return Math.max(0, ...times.map((t) => times.filter((u) => u >= t && u < t + ms).length));
 }
@@ -127,11 +133,13 @@ describe("retries", () => {
   });
 
   it("retries after the per-request timeout", async () => {
-    fake.failNext(1, { body: OK, delayMs: 5000 });
-    const started = Date.now();
+    // The slow reply would come after ten minutes (fake.close() cuts it short).
+    fake.failNext(1, { body: OK, delayMs: 600_000 });
     await expect(search(client({ timeoutMs: 200 }))).resolves.toMatchObject({ body: OK });
+    // Did not wait for the slow reply: the client hung up on it, and the retry answered.
     expect(fake.requests).toHaveLength(2);
-    expect(Date.now() - started).toBeLessThan(4000); // did not wait for the slow reply
+    expect(await hungUpOn(0)).toBe(true);
+    expect(fake.requests[1]?.abandoned).toBe(false);
   });
 
   it("gives up with UpstreamError naming the status once retries run out", async () => {
@@ -213,19 +221,22 @@ describe("deadline and cancel", () => {
   async function deadlineAfterFirstReply(c: EutilsClient, deadline: AbortController) {
     while (c.info().lastContact === null) await sleep(5);
     await sleep(100); // the reply is classified and the client is now backing off or cooling down
-    const started = Date.now();
     deadline.abort(new DOMException("deadline", "TimeoutError"));
-    return started;
   }
 
   it("a passed deadline ends the retries promptly with UpstreamError", async () => {
     fake.failNext(100, { status: 503, body: "busy" });
-    const c = new EutilsClient(ncbi({ maxRetries: 10 }), { backoffBaseMs: 5000 });
+    // A backoff of half an hour: the call can only end inside the test's timeout if the deadline
+    // cuts the sleep short.
+    const c = new EutilsClient(ncbi({ maxRetries: 10 }), {
+      backoffBaseMs: 3_600_000,
+      random: () => 0.5,
+    });
     const deadline = new AbortController();
     const call = search(c, "x", deadline.signal).catch((e: unknown) => e);
-    const aborted = await deadlineAfterFirstReply(c, deadline);
+    await deadlineAfterFirstReply(c, deadline);
     const err = await call;
-    expect(Date.now() - aborted).toBeLessThan(1000); // the backoff alone could take up to 5 s
+    expect(fake.requests).toHaveLength(1);
     expect(err).toBeInstanceOf(UpstreamError);
     expect((err as Error).message).toBe(
       "NCBI did not answer within 20 s (NCBI_DEADLINE_MS) (last reply: HTTP 503); try again later or narrow the request.",
@@ -237,21 +248,20 @@ describe("deadline and cancel", () => {
     const c = client();
     const deadline = new AbortController();
     const call = search(c, "x", deadline.signal).catch((e: unknown) => e);
-    const aborted = await deadlineAfterFirstReply(c, deadline);
+    await deadlineAfterFirstReply(c, deadline);
     const err = await call;
-    expect(Date.now() - aborted).toBeLessThan(1000); // the cool-down is 30 s
+    // Ended by the deadline, not by the cool-down's probe (which would have sent a second request).
     expect(err).toBeInstanceOf(RateLimitError);
     expect((err as Error).message).toMatch(/NCBI_DEADLINE_MS\) \(last reply: a rate-limit refusal/);
     expect(fake.requests).toHaveLength(1);
   });
 
   it("a deadline aborts the request in flight", async () => {
-    fake.failNext(1, { body: OK, delayMs: 3000 });
-    const started = Date.now();
+    fake.failNext(1, { body: OK, delayMs: 600_000 }); // fake.close() cuts the wait short
     const err = await search(client(), "x", AbortSignal.timeout(200)).catch((e: unknown) => e);
-    expect(Date.now() - started).toBeLessThan(2500); // the reply would take 3 s
     expect(err).toBeInstanceOf(UpstreamError);
     expect(fake.requests).toHaveLength(1);
+    expect(await hungUpOn(0)).toBe(true); // the client hung up; no reply was waited for
   });
 
   it("a caller's abort while queued leaves the queue and frees it for others", async () => {
@@ -295,7 +305,10 @@ describe("request shape", () => {
   it("records when NCBI last answered", async () => {
     const c = client();
     expect(c.info().lastContact).toBeNull();
+    const before = Date.now();
     await search(c);
-    expect(Date.parse(c.info().lastContact ?? "")).toBeGreaterThan(Date.now() - 5000);
+    const at = Date.parse(c.info().lastContact ?? "");
+    expect(at).toBeGreaterThanOrEqual(before);
+    expect(at).toBeLessThanOrEqual(Date.now());
   });
 });

@@ -26,6 +26,8 @@ export interface FakeRequest {
   method: string;
   /** ms epoch when the request's headers arrived. */
   at: number;
+  /** The client hung up before any reply was sent (it timed out, was cancelled, or gave up). */
+  abandoned: boolean;
 }
 
 export interface FakeReply {
@@ -111,12 +113,17 @@ export async function startFakeEutils(
     const at = Date.now();
     const era = resets;
     let gone = false;
-    res.once("close", () => (gone = true));
+    let req: FakeRequest | undefined;
+    let replied = false;
+    res.once("close", () => {
+      gone = true;
+      if (req && !replied) req.abandoned = true;
+    });
     readParams(inc).then(
       async ({ utility, params }) => {
         // A request from before reset() belongs to the previous test: neither record nor answer it.
         if (era !== resets) return void res.destroy();
-        const req: FakeRequest = { utility, params, method: inc.method ?? "GET", at };
+        req = { utility, params, method: inc.method ?? "GET", at, abandoned: gone };
         requests.push(req);
         // A client that already gave up must not use up a failNext reply meant for the next one.
         if (gone) return;
@@ -128,7 +135,9 @@ export async function startFakeEutils(
         }
         const delay = (opts.latencyMs ?? 0) + (reply.delayMs ?? 0);
         if (delay > 0) await pause(delay, res);
-        if (!gone) send(res, reply);
+        if (gone) return;
+        replied = true;
+        send(res, reply);
       },
       () => res.destroy(), // the client went away mid-body
     );

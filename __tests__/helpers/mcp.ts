@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.js";
+import { EutilsClient, type ClientDeps } from "../../src/eutils/client.js";
 import { createSession } from "../../src/server.js";
 import { closeState, setStateForTests } from "../../src/state.js";
 import { startFakeEutils, type FakeEutils, type Route } from "./fake-eutils.js";
@@ -37,11 +38,18 @@ export function testEnv(fake: FakeEutils, dataDir: string, env: Record<string, s
 }
 
 export async function startHarness(
-  opts: { routes?: Route[]; env?: Record<string, string>; fake?: FakeEutils } = {},
+  opts: {
+    routes?: Route[];
+    env?: Record<string, string>;
+    fake?: FakeEutils;
+    /** The E-utilities client's injected parts, e.g. `{ backoffBaseMs: 10 }` for quick retries. */
+    eutils?: ClientDeps;
+  } = {},
 ): Promise<Harness> {
   const fake = opts.fake ?? (await startFakeEutils({ routes: opts.routes }));
   const dataDir = mkdtempSync(join(tmpdir(), "pubmed-mcp-test-"));
-  await setStateForTests(loadConfig(testEnv(fake, dataDir, opts.env)));
+  const state = await setStateForTests(loadConfig(testEnv(fake, dataDir, opts.env)));
+  if (opts.eutils) state.eutils = new EutilsClient(state.config.ncbi, opts.eutils);
   const session = createSession();
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await session.connect(serverTransport);
