@@ -3,14 +3,18 @@
  * it use `describeShared`, which skips with a printed note when the folder is absent.
  */
 import { describe } from "@jest/globals";
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { HAS_LITERATURE, HAS_SHARED, LITERATURE_FIXTURES, SHARED_DIR } from "./paths.js";
 
-export const REPO_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-export const SHARED_DIR = resolve(process.env.PUBMED_SHARED_DIR ?? join(REPO_DIR, "..", "shared"));
-export const EUTILS_FIXTURES = join(SHARED_DIR, "fixtures", "eutils");
-export const HAS_SHARED = existsSync(EUTILS_FIXTURES);
+export {
+  EUTILS_FIXTURES,
+  HAS_LITERATURE,
+  HAS_SHARED,
+  LITERATURE_FIXTURES,
+  REPO_DIR,
+  SHARED_DIR,
+  eutilsFixture,
+  literatureFixture,
+} from "./paths.js";
 
 /** `describe` when ../shared is present, otherwise a skipped block and a note on stderr. */
 export function describeShared(name: string, fn: () => void): void {
@@ -22,7 +26,12 @@ export function describeShared(name: string, fn: () => void): void {
   }
 }
 
-/** Reads a file under ../shared/fixtures/eutils. */
-export function eutilsFixture(relPath: string): string {
-  return readFileSync(join(EUTILS_FIXTURES, relPath), "utf8");
+/** `describe` when ../shared/fixtures/literature is present, otherwise skipped with a note. */
+export function describeLiterature(name: string, fn: () => void): void {
+  if (HAS_LITERATURE) {
+    describe(name, fn);
+  } else {
+    process.stderr.write(`note: skipping "${name}": ${LITERATURE_FIXTURES} is absent\n`);
+    describe.skip(name, fn);
+  }
 }
