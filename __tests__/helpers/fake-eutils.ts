@@ -16,7 +16,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_DIR, eutilsFixture } from "./shared.js";
+import { REPO_DIR, eutilsFixture } from "./paths.js";
 
 export interface FakeRequest {
   /** "esearch", "efetch", … (the path's last segment without ".fcgi"). */

@@ -14,7 +14,7 @@ import { EutilsClient, type ClientDeps } from "../../src/eutils/client.js";
 import { createSession } from "../../src/server.js";
 import { closeState, setStateForTests } from "../../src/state.js";
 import { startFakeEutils, type FakeEutils, type Route } from "./fake-eutils.js";
-import { REPO_DIR } from "./shared.js";
+import { REPO_DIR } from "./paths.js";
 
 export interface Harness {
   client: Client;
