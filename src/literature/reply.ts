@@ -63,7 +63,7 @@ export function list(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
-/** `{...}` without its undefined members, so optional output fields are omitted, not null. */
+/** `{...}` without its undefined members and empty arrays: optional output fields are omitted, never null or []. */
 export function compact<T extends object>(value: T): T {
   return Object.fromEntries(
     Object.entries(value).filter(
