@@ -22,6 +22,7 @@ import { profiledRun } from "./lib/profiled-run.js";
 import { emptySection, type SectionResult } from "./lib/stats.js";
 import { cleanupAll, probePostgres } from "./lib/stores.js";
 import { markdownTable, type Report } from "./lib/table.js";
+import { faultsSection } from "./sections/faults.js";
 import { mcpSection } from "./sections/mcp.js";
 import { parseSection } from "./sections/parse.js";
 import { qualitySection } from "./sections/quality.js";
@@ -34,6 +35,7 @@ const SECTIONS = {
   search: searchSection,
   mcp: mcpSection,
   quality: async (o: BenchOptions) => (await qualitySection(o)).section,
+  faults: faultsSection,
 } satisfies Record<string, (o: BenchOptions) => Promise<SectionResult>>;
 type SectionName = keyof typeof SECTIONS;
 

@@ -242,3 +242,25 @@ export async function runCell(fake: FakeEutils, target: Target, fault: Fault): P
 
 /** A fake NCBI for the matrix (its routes are set per cell). */
 export const startFaultyNcbi = (): Promise<FakeEutils> => startFakeEutils();
+
+/** Short column names for the fault × tool table. */
+const COLUMN: Record<string, string> = {
+  pubmed_search: "search",
+  pubmed_fetch: "fetch",
+  pubmed_related: "related",
+  pubmed_cite: "cite",
+  pubmed_spell: "spell",
+  pubmed_match_citations: "match_citations",
+  pubmed_trend: "trend",
+  "resource://pubmed/stats": "stats (resource)",
+};
+
+/** The fault × tool table in markdown: the code each cell ended with (`cells` keyed "fault × target"). */
+export function faultTable(cells: ReadonlyMap<string, string | null>, targets = TARGETS): string {
+  const head = ["fault", ...targets.map((t) => COLUMN[t.name] ?? t.name)];
+  const rows = FAULTS.map((f) => [
+    f.name.replace(/</g, "&lt;"),
+    ...targets.map((t) => cells.get(`${f.name} × ${t.name}`) ?? "—"),
+  ]);
+  return [head, head.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
+}

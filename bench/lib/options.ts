@@ -18,6 +18,8 @@ export interface Sizes {
   mcp: { calls: number };
   /** Evaluate on a subset (quick, smoke); undefined = the whole set. */
   quality: { maxQueries?: number; maxDocs?: number };
+  /** Passes over the NCBI fault matrix; `targets` = the first n tools only (undefined = all). */
+  faults: { reps: number; targets?: number };
 }
 
 export const SIZES: Record<Mode, Sizes> = {
@@ -32,6 +34,7 @@ export const SIZES: Record<Mode, Sizes> = {
     search: { chunks: [10_000, 100_000], queries: 200, reps: 3 },
     mcp: { calls: 200 },
     quality: {},
+    faults: { reps: 3 },
   },
   quick: {
     reps: 3,
@@ -41,6 +44,7 @@ export const SIZES: Record<Mode, Sizes> = {
     search: { chunks: [2_000], queries: 50, reps: 2 },
     mcp: { calls: 30 },
     quality: { maxQueries: 50 },
+    faults: { reps: 1 },
   },
   smoke: {
     reps: 1,
@@ -50,6 +54,7 @@ export const SIZES: Record<Mode, Sizes> = {
     search: { chunks: [300], queries: 20, reps: 1 },
     mcp: { calls: 5 },
     quality: { maxQueries: 10, maxDocs: 300 },
+    faults: { reps: 1, targets: 2 },
   },
 };
 
