@@ -266,12 +266,13 @@ describe("deadline and cancel", () => {
 
   it("a caller's abort while queued leaves the queue and frees it for others", async () => {
     const c = client({ maxRps: 1 });
-    fake.failNext(1, { body: OK, delayMs: 300 });
+    // The first holds the only slot for 3 s: far longer than the checks below, however loaded.
+    fake.failNext(1, { body: OK, delayMs: 3000 });
     const first = search(c, "first");
     const controller = new AbortController();
     const queued = search(c, "queued", controller.signal);
     const third = search(c, "third");
-    await sleep(50);
+    while (c.info().pending === 0) await sleep(5);
     expect(c.info().queueSize).toBe(2);
     controller.abort();
     await expect(queued).rejects.toMatchObject({ name: "AbortError" });

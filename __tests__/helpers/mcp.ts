@@ -94,7 +94,14 @@ export interface ToolOutcome {
 
 /** Calls a tool and decodes the JSON text of its first content block. */
 export async function callTool(client: Client, name: string, args: unknown): Promise<ToolOutcome> {
-  const res = await client.callTool({ name, arguments: args as Record<string, unknown> });
+  // The SDK's 60 s request timeout is not the test's business: jest's test timeout bounds a call.
+  const res = await client.callTool(
+    { name, arguments: args as Record<string, unknown> },
+    undefined,
+    {
+      timeout: 600_000,
+    },
+  );
   const content = res.content as ToolOutcome["content"];
   const first = content[0];
   return {

@@ -21,6 +21,23 @@ function section(events: string[], name: string, ms = 60) {
   };
 }
 
+/** A critical section that holds the lock until `release()`: no guess at how long anything takes. */
+function held(events: string[], name: string) {
+  let release = () => {};
+  const gate = new Promise<void>((r) => (release = r));
+  const run = async () => {
+    events.push(`${name}:start`);
+    await gate;
+    events.push(`${name}:end`);
+    return name;
+  };
+  return { run, release: () => release() };
+}
+
+async function until(pred: () => boolean): Promise<void> {
+  while (!pred()) await sleep(5);
+}
+
 describeEachBackend("query-key lock", (kind) => {
   let t: TestStore;
   let store: Store;
@@ -90,23 +107,29 @@ describeBackend("postgres", "query-key lock across processes", () => {
 
   it("serialises one key held through two separate connection pools", async () => {
     const events: string[] = [];
-    const first = withQueryKeyLock(t.store, "shared", section(events, "a", 400));
-    await sleep(100);
-    const second = withQueryKeyLock(other, "shared", section(events, "b"), { timeoutMs: 5000 });
+    const a = held(events, "a");
+    const first = withQueryKeyLock(t.store, "shared", a.run);
+    await until(() => events.includes("a:start"));
+    const second = withQueryKeyLock(other, "shared", section(events, "b"), { timeoutMs: 60_000 });
+    await sleep(300); // a chance for the second pool to (wrongly) get in while a holds the key
+    expect(events).toEqual(["a:start"]);
+    a.release();
     await Promise.all([first, second]);
     expect(events).toEqual(["a:start", "a:end", "b:start", "b:end"]);
   });
 
   it("times out against a holder in the other pool, and different keys do not block", async () => {
     const events: string[] = [];
-    const holder = withQueryKeyLock(t.store, "shared", section(events, "a", 500));
-    await sleep(100);
+    const a = held(events, "a");
+    const holder = withQueryKeyLock(t.store, "shared", a.run);
+    await until(() => events.includes("a:start"));
     await expect(
       withQueryKeyLock(other, "shared", async () => "never", { timeoutMs: 150 }),
     ).rejects.toThrow(/Another sync of "shared" is running/);
     expect(await withQueryKeyLock(other, "unrelated", async () => "free", { timeoutMs: 0 })).toBe(
       "free",
     );
+    a.release();
     await holder;
     expect(await withQueryKeyLock(other, "shared", async () => "after", { timeoutMs: 0 })).toBe(
       "after",

@@ -27,7 +27,7 @@ const capture = new winston.transports.Stream({
 });
 
 /** Waits (generously: the machine is loaded) until `pred` holds. */
-async function until(pred: () => boolean, what: string, ms = 20_000): Promise<void> {
+async function until(pred: () => boolean, what: string, ms = 90_000): Promise<void> {
   for (const end = Date.now() + ms; !pred(); await sleep(20)) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
   }
