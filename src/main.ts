@@ -3,14 +3,15 @@
  * Entry point: `pubmed-mcp [serve [--http]]`, and the corpus commands `sync`, `search`, `reindex`.
  * Loads the configuration (exit 1 listing every problem), initialises state once, then serves
  * over stdio (default) or HTTP, or runs the command.
+ *
+ * Each path imports only what it uses: a stdio session never loads the HTTP server (hono, jose)
+ * and no server loads the corpus CLI (which reaches the store, Cohere and Qdrant clients), so an
+ * IDE's stdio start-up pays for neither (issue 11; __tests__/startup/lazy-modules.test.ts).
  */
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { reindexCommand, searchCommand, syncCommand } from "./cli/corpus.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { toEnvelope } from "./errors.js";
-import { startHttpServer } from "./http/server.js";
 import { log } from "./log.js";
-import { createSession } from "./server.js";
+import { prepareStartup } from "./startup/index.js";
 import { closeState, getCorpus, initState } from "./state.js";
 
 const USAGE = `Usage:
@@ -28,6 +29,10 @@ Configuration is read from the environment; see README.md.`;
 
 /** stdio: one session for the life of the process; it ends when the client closes stdin. */
 async function serveStdio(stop: () => Promise<void>): Promise<() => Promise<void>> {
+  const [{ createSession }, { StdioServerTransport }] = await Promise.all([
+    import("./server.js"),
+    import("@modelcontextprotocol/sdk/server/stdio.js"),
+  ]);
   const session = createSession();
   await session.connect(new StdioServerTransport());
   process.stdin.once("end", stop);
@@ -50,6 +55,7 @@ async function serve(config: Config): Promise<void> {
   if (config.transport === "stdio") {
     closeTransport = await serveStdio(stop);
   } else {
+    const { startHttpServer } = await import("./http/server.js");
     const http = await startHttpServer(config);
     closeTransport = http.close;
     log.info("pubmed-mcp serving over HTTP", { url: http.url, port: http.port });
@@ -65,18 +71,17 @@ async function serve(config: Config): Promise<void> {
   process.once("SIGTERM", stop);
 }
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<void>> = {
-  sync: syncCommand,
-  search: searchCommand,
-  reindex: reindexCommand,
+type Command = (argv: string[]) => Promise<void>;
+const cli = () => import("./cli/corpus.js");
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  sync: async () => (await cli()).syncCommand,
+  search: async () => (await cli()).searchCommand,
+  reindex: async () => (await cli()).reindexCommand,
 };
 
 /** A corpus command: same services as the tools; errors print the envelope's message, exit 1. */
-async function runCommand(
-  config: Config,
-  command: (argv: string[]) => Promise<void>,
-  argv: string[],
-) {
+async function runCommand(config: Config, load: () => Promise<Command>, argv: string[]) {
+  const command = await load();
   await initState(config);
   let code = 0;
   try {
@@ -91,6 +96,7 @@ async function runCommand(
 }
 
 async function main(argv: string[]): Promise<void> {
+  prepareStartup();
   const [command = "serve", ...rest] = argv;
   if (command === "--help" || command === "-h" || command === "help") {
     process.stderr.write(`${USAGE}\n`);

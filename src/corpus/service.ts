@@ -1,13 +1,16 @@
 /**
  * The corpus operations behind the corpus tools, CLI and resources, on the state's stores.
+ *
+ * The store, sync and search modules (Kysely and about 300 modules with it) are imported when an
+ * operation first runs, next to opening the stores, so registering the corpus tools costs a
+ * server's start-up nothing (issue 11; __tests__/startup/lazy-modules.test.ts).
  */
 import { EmbeddingsError, NotFoundError } from "../errors.js";
 import { getCorpus, getEutils } from "../state.js";
-import { getCheckpoint, setCheckpointManual } from "../store/checkpoints.js";
-import { getDocument, type StoredDocument } from "../store/docs.js";
+import type { StoredDocument } from "../store/docs.js";
 import type { Corpus } from "./runtime.js";
-import { ragSearch, type RagResult } from "./search.js";
-import { syncDelta, type SyncInput, type SyncResult } from "./sync.js";
+import type { RagResult } from "./search.js";
+import type { SyncInput, SyncResult } from "./sync.js";
 
 /** Throws the EMBEDDINGS error that names `pubmed-mcp reindex` when the embedder changed. */
 function assertCompatible(corpus: Corpus): void {
@@ -23,6 +26,7 @@ export async function runSync(
 ): Promise<SyncResult> {
   const corpus = await getCorpus();
   assertCompatible(corpus);
+  const { syncDelta } = await import("./sync.js");
   return syncDelta({ ...corpus, eutils: getEutils(), ...opts }, input);
 }
 
@@ -34,6 +38,7 @@ export async function searchCorpus(
 ): Promise<{ results: RagResult[] }> {
   const corpus = await getCorpus();
   assertCompatible(corpus);
+  const { ragSearch } = await import("./search.js");
   return { results: await ragSearch({ ...corpus, signal }, { query, topK, qualityBias }) };
 }
 
@@ -69,6 +74,7 @@ export function toPaper(d: StoredDocument): Paper {
 
 export async function getPaper(pmid: string): Promise<Paper> {
   const { store } = await getCorpus();
+  const { getDocument } = await import("../store/docs.js");
   const doc = await getDocument(store.db, pmid);
   if (!doc) {
     throw new NotFoundError(
@@ -83,6 +89,7 @@ export async function readCheckpoint(
   queryKey: string,
 ): Promise<{ query_key: string; last_edat: string | null }> {
   const { store } = await getCorpus();
+  const { getCheckpoint } = await import("../store/checkpoints.js");
   const cp = await getCheckpoint(store.db, queryKey);
   return { query_key: queryKey, last_edat: cp?.lastEdat ?? null };
 }
@@ -92,6 +99,7 @@ export async function writeCheckpoint(
   lastEdat: string,
 ): Promise<{ ok: boolean }> {
   const { store } = await getCorpus();
+  const { setCheckpointManual } = await import("../store/checkpoints.js");
   await setCheckpointManual(store.db, queryKey, lastEdat, "set with corpus_checkpoint_set");
   return { ok: true };
 }

@@ -11,13 +11,25 @@ import type { Article, Author, PublicationDate } from "./types.js";
  * citation-js is CommonJS and requires the ESM-only node-fetch 3. Node (>= 20.19) loads that
  * natively, but Jest's CommonJS loader cannot, so `import` would break every test that reaches
  * this module; Node's own require sidesteps Jest's loader and behaves the same in production.
- * Requiring the plugins registers their formats with core, once per process.
+ * It is required on the first citation, not at import: core and its plugins are about 100
+ * modules that sessions which never cite would load at start-up (issue 11;
+ * __tests__/startup/lazy-modules.test.ts guards it). Requiring the plugins registers their
+ * formats with core, once per process (require caches them).
  */
 const nodeRequire = createRequire(import.meta.url);
-const { Cite, plugins } = nodeRequire("@citation-js/core") as typeof import("@citation-js/core");
-nodeRequire("@citation-js/plugin-csl");
-nodeRequire("@citation-js/plugin-ris");
-nodeRequire("@citation-js/plugin-bibtex");
+type CitationJs = typeof import("@citation-js/core");
+let citationCore: CitationJs | undefined;
+
+function citationJs(): CitationJs {
+  if (!citationCore) {
+    const core = nodeRequire("@citation-js/core") as CitationJs;
+    nodeRequire("@citation-js/plugin-csl");
+    nodeRequire("@citation-js/plugin-ris");
+    nodeRequire("@citation-js/plugin-bibtex");
+    citationCore = core;
+  }
+  return citationCore;
+}
 
 export const CITATION_STYLES = ["ris", "bibtex", "apa", "mla", "vancouver", "csl_json"] as const;
 export type CitationStyle = (typeof CITATION_STYLES)[number];
@@ -151,7 +163,7 @@ let mlaRegistered = false;
 function ensureMlaTemplate(): void {
   if (mlaRegistered) return;
   const url = new URL("./csl/modern-language-association.csl", import.meta.url);
-  plugins.config.get("@csl").styles.add(MLA_TEMPLATE, readFileSync(url, "utf8"));
+  citationJs().plugins.config.get("@csl").styles.add(MLA_TEMPLATE, readFileSync(url, "utf8"));
   mlaRegistered = true;
 }
 
@@ -233,6 +245,7 @@ export function formatCitations<S extends CitationStyle>(
   styles: readonly S[],
 ): Record<S, string> {
   const item = toCslJson(article);
+  const { Cite } = citationJs();
   const cite = new Cite(item);
   const out = {} as Record<S, string>;
   for (const style of styles) {

@@ -1,9 +1,12 @@
 /**
  * The `pubmed_trend` chart (CONTRACTS §4): publications per year as a standalone SVG document,
  * drawn by Vega-Lite → Vega's headless SVG renderer (no canvas, no browser).
+ *
+ * Vega and Vega-Lite are loaded on the first chart, not at import: together they are about 300
+ * modules and a third of a second of start-up CPU that sessions which never chart would pay
+ * (issue 11; __tests__/startup/lazy-modules.test.ts guards it).
  */
-import { View, parse } from "vega";
-import { compile, type TopLevelSpec } from "vega-lite";
+import type { TopLevelSpec } from "vega-lite";
 
 export interface YearCount {
   year: number;
@@ -102,6 +105,10 @@ export async function renderTrendSvg(query: string, counts: YearCount[]): Promis
   const sorted = counts
     .map((c) => ({ year: c.year, count: c.count }))
     .sort((a, b) => a.year - b.year);
+  // One after the other: they share dependencies, and Jest's ESM loader fails to link modules
+  // that two concurrent imports reach. Later calls find both in the module cache.
+  const { View, parse } = await import("vega");
+  const { compile } = await import("vega-lite");
   const vegaSpec = compile(spec(query, sorted)).spec;
   const view = new View(parse(vegaSpec), { renderer: "none" });
   try {

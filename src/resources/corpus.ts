@@ -3,8 +3,6 @@
  * embedder its vectors were made with, and each saved query's checkpoint.
  */
 import { getCorpus } from "../state.js";
-import { listCheckpoints } from "../store/checkpoints.js";
-import { countChunks, countDocuments } from "../store/docs.js";
 import { defineResource } from "./resource.js";
 
 export const corpusResource = defineResource({
@@ -17,6 +15,10 @@ export const corpusResource = defineResource({
   read: async () => {
     const corpus = await getCorpus();
     const db = corpus.store.db;
+    // Store modules load with the store, not at start-up (issue 11); one after the other, as
+    // Jest's ESM loader cannot link modules two concurrent imports share.
+    const { listCheckpoints } = await import("../store/checkpoints.js");
+    const { countChunks, countDocuments } = await import("../store/docs.js");
     const [documents, chunks, vectors, checkpoints] = await Promise.all([
       countDocuments(db),
       countChunks(db),
