@@ -4,6 +4,7 @@
  */
 import type { Config } from "./config.js";
 import type { Corpus } from "./corpus/runtime.js";
+import { postgresBudget } from "./eutils/budget.js";
 import { EutilsClient } from "./eutils/client.js";
 import { setLogLevel } from "./log.js";
 
@@ -23,7 +24,10 @@ let current: State | undefined;
 
 export async function initState(config: Config): Promise<State> {
   setLogLevel(config.logLevel);
-  const eutils = new EutilsClient(config.ncbi);
+  // Processes sharing a database (HTTP replicas) share NCBI's budget through it; the embedded
+  // store is one process's, so without DATABASE_URL the local limiter is the whole story.
+  const budget = config.databaseUrl ? postgresBudget(config.databaseUrl) : undefined;
+  const eutils = new EutilsClient(config.ncbi, { budget });
   let opened: Promise<Corpus> | undefined;
   const corpus = () => {
     if (!opened) {
@@ -51,6 +55,7 @@ export async function initState(config: Config): Promise<State> {
       const c = opened;
       opened = undefined;
       if (c) await (await c.catch(() => undefined))?.close();
+      await budget?.close().catch(() => undefined);
     },
   };
   return current;

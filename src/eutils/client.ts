@@ -8,6 +8,7 @@
 import type { Config } from "../config.js";
 import { AppError, RateLimitError } from "../errors.js";
 import { log } from "../log.js";
+import type { SharedBudget } from "./budget.js";
 import { ResponseCache, cacheKey, cacheTtlMs } from "./cache.js";
 import {
   classifyReply,
@@ -61,6 +62,8 @@ export interface ClientDeps {
   backoffBaseMs?: number;
   /** Uniform [0,1) source for the jitter. */
   random?: () => number;
+  /** NCBI's budget shared with other processes (replicas on one database); see budget.ts. */
+  budget?: SharedBudget;
 }
 
 /** Paths as NCBI documents them (https://www.ncbi.nlm.nih.gov/books/NBK25499/): ECitMatch is a .cgi. */
@@ -102,7 +105,7 @@ export class EutilsClient {
     private readonly cfg: Config["ncbi"],
     deps: ClientDeps = {},
   ) {
-    this.limiter = new RateLimiter({ maxRps: cfg.maxRps });
+    this.limiter = new RateLimiter({ maxRps: cfg.maxRps, shared: deps.budget });
     this.now = deps.now ?? Date.now;
     this.cache = new ResponseCache(cfg.cacheMaxBytes, this.now);
     this.fetchFn = deps.fetch ?? fetch;
