@@ -7,6 +7,7 @@
  * these recordings (MathML, formula alternatives, CDATA, lists) is tested on snippets written here.
  */
 import { describe, expect, it } from "@jest/globals";
+import { rawBodyText, rawProseText } from "../../bench/fulltext-figures.js";
 import { UpstreamError } from "../../src/errors.js";
 import type { JatsArticle } from "../../src/literature/fulltext-types.js";
 import { carriesIdentifier, findArticle, normalizePmcid } from "../../src/literature/identity.js";
@@ -279,6 +280,25 @@ describeLiterature("parseJats on recorded articles", () => {
     }
     expect(checked).toBeGreaterThan(2500);
     expect(leaks).toEqual([]);
+  });
+});
+
+describeLiterature("nothing of the body's prose is lost", () => {
+  it("extracts at least 98% of each recorded body's prose (its text without tables, figures and titles)", () => {
+    const shares: Record<string, number> = {};
+    for (const path of ALL) {
+      const xml = literatureFixture(path);
+      const a = parseJats(xml).articles[0];
+      const paragraphs = a?.sections.flatMap((s) => s.paragraphs).join("").length ?? 0;
+      // The regex strip leaves spaces where inline tags stood ("[ 12 ]"), so the raw count is
+      // slightly larger than the same text read properly.
+      expect(paragraphs).toBeLessThanOrEqual(rawProseText(xml));
+      expect(rawProseText(xml)).toBeLessThanOrEqual(rawBodyText(xml));
+      shares[path] = paragraphs / rawProseText(xml);
+    }
+    for (const [path, share] of Object.entries(shares)) {
+      expect({ path, enough: share >= 0.98 }).toEqual({ path, enough: true });
+    }
   });
 });
 
