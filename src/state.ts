@@ -4,7 +4,6 @@
  */
 import type { Config } from "./config.js";
 import type { Corpus } from "./corpus/runtime.js";
-import { postgresBudget } from "./eutils/budget.js";
 import { EutilsClient } from "./eutils/client.js";
 import { setLogLevel } from "./log.js";
 
@@ -25,8 +24,11 @@ let current: State | undefined;
 export async function initState(config: Config): Promise<State> {
   setLogLevel(config.logLevel);
   // Processes sharing a database (HTTP replicas) share NCBI's budget through it; the embedded
-  // store is one process's, so without DATABASE_URL the local limiter is the whole story.
-  const budget = config.databaseUrl ? postgresBudget(config.databaseUrl) : undefined;
+  // store is one process's, so without DATABASE_URL the local limiter is the whole story (and
+  // the pg driver is not loaded at start-up: issue 11, __tests__/startup/lazy-modules.test.ts).
+  const budget = config.databaseUrl
+    ? (await import("./eutils/budget.js")).postgresBudget(config.databaseUrl)
+    : undefined;
   const eutils = new EutilsClient(config.ncbi, { budget });
   let opened: Promise<Corpus> | undefined;
   const corpus = () => {

@@ -1,7 +1,7 @@
 /**
  * Start-up loads only what a session needs (issue 11 item 7): a stdio server answers
  * `initialize` and `tools/list` without loading the chart (Vega, Vega-Lite), citation
- * (citation-js), corpus store (PGlite, Kysely), embedding (Cohere), vector (Qdrant) libraries or
+ * (citation-js), corpus store (PGlite, Kysely, pg), embedding (Cohere), vector (Qdrant) libraries or
  * fastmcp's unused HTTP server (mcp-proxy); each loads on first use. The real process is spawned
  * with a module recorder (helpers/module-log.mjs); `npm run bench -- --only startup` measures
  * what this saves.
@@ -23,6 +23,7 @@ const DEFERRED = {
   "@citation-js": /\/node_modules\/@citation-js\//,
   "@electric-sql/pglite": /\/node_modules\/@electric-sql\/pglite/,
   kysely: /\/node_modules\/kysely\//,
+  pg: /\/node_modules\/pg\//,
   "cohere-ai": /\/node_modules\/cohere-ai\//,
   "@qdrant": /\/node_modules\/@qdrant\//,
   "mcp-proxy": /^file:.*\/node_modules\/mcp-proxy\//,
