@@ -161,6 +161,12 @@ describeLiterature("parseJats on recorded articles", () => {
       },
     });
     expect(a.license?.url).toBeUndefined();
+    // The "Supplementary Material" <sec> holds only file links: no section, two supplementary items.
+    expect(outline(a).slice(-3)).toEqual([
+      "2 Comparison of results from different assays and overall classification [5]",
+      "2 Correlation of mutant classification with predictions from Align-GVGD [2]",
+      "1 Discussion [5]",
+    ]);
     expect(a.figures).toHaveLength(4);
     expect(a.figures[0]?.caption).toMatch(
       /^A, ribbon diagram representation of the BRCA1 BRCT tandem repeats \(PDB ID 1T15; ref\. 13\)\. Blue, α-helices;/,

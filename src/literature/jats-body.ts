@@ -33,7 +33,22 @@ const WRAPPERS = new Set(["disp-quote", "boxed-text", "statement", "speech", "ve
 export function bodySections(body: XmlNode): JatsSection[] {
   const sections: JatsSection[] = [];
   collect(body, 0, undefined, sections);
-  return sections;
+  return withoutEmpty(sections);
+}
+
+/**
+ * Drops sections with no text of their own or below them, such as a "Supplementary Material"
+ * <sec> holding only file links (those are listed under `supplementary`).
+ */
+function withoutEmpty(sections: JatsSection[]): JatsSection[] {
+  return sections.filter((section, i) => {
+    if (section.paragraphs.length > 0) return true;
+    for (const later of sections.slice(i + 1)) {
+      if (later.level <= section.level) return false; // past the last descendant
+      if (later.paragraphs.length > 0) return true;
+    }
+    return false;
+  });
 }
 
 function collect(
