@@ -19,20 +19,9 @@ const ADVICE: Record<string, RegExp> = {
   ENTREZ: /reported.*: \S/,
 };
 
-/**
- * Cells known to fall short, marked `it.failing` so a fix shows up here as a test to un-mark. A
- * JSON {"error": …} body (HTTP 200) to a request for XML is "a reply that is not XML" (UPSTREAM,
- * retried) for every utility but ECitMatch, which quotes NCBI (ENTREZ); src/eutils/detect.ts.
- */
+/** Cells known to fall short, marked `it.failing` so a fix shows up here as a test to un-mark. */
+const KNOWN_GAPS = new Set<string>([]);
 const LONG_PAUSE = "429, Retry-After 3600 s";
-const KNOWN_GAPS = new Set([
-  ...TARGETS.filter((t) => t.name !== "pubmed_match_citations").map(
-    (t) => `JSON error body, HTTP 200 × ${t.name}`,
-  ),
-  // src/resources/stats.ts gives its signal no setDeadline(), so the limiter cannot tell that the
-  // pause outlasts it: the read waits for its deadline and says "did not answer within 2 s".
-  `${LONG_PAUSE} × resource://pubmed/stats`,
-]);
 
 let fake: FakeEutils;
 beforeAll(async () => {

@@ -90,7 +90,13 @@ const PROLOG =
 function inspectXml(body: string): Verdict {
   const text = stripBom(body);
   const root = PROLOG.exec(text.slice(0, 8192))?.[1];
-  if (!root) return { kind: "truncated", detail: "a reply that is not XML" };
+  if (!root) {
+    // NCBI answers some failures in JSON whatever retmode asked for ({"error":"Invalid query…"}).
+    const json =
+      /^\s*\{/.test(text) && text.length < SMALL_BODY ? jsonError(text.trim()) : undefined;
+    if (json) return { kind: "entrez-error", message: json };
+    return { kind: "truncated", detail: "a reply that is not XML" };
+  }
   const tail = text.trimEnd();
   const closed =
     tail.endsWith(`</${root}>`) ||

@@ -5,7 +5,7 @@
  * cost NCBI nothing; the resources test checks the fake NCBI sees one request for two reads.
  */
 import { parseEInfo } from "../eutils/parse/einfo.js";
-import { getConfig, getEutils } from "../state.js";
+import { getEutils } from "../state.js";
 import { defineResource } from "./resource.js";
 
 export const statsResource = defineResource({
@@ -16,8 +16,9 @@ export const statsResource = defineResource({
     "(name, full name, description — the [tags] usable in queries) and link names. Cached for a day.",
   mimeType: "application/json",
   read: async () => {
-    const signal = AbortSignal.timeout(getConfig().ncbi.deadlineMs);
-    const res = await getEutils().request("einfo", { db: "pubmed" }, { signal });
+    // The client's own deadline (NCBI_DEADLINE_MS) applies, registered with the limiter so a long
+    // NCBI pause fails the read at once with RATE_LIMIT.
+    const res = await getEutils().request("einfo", { db: "pubmed" });
     const info = parseEInfo(res.body);
     return JSON.stringify(
       {
