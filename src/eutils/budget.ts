@@ -23,7 +23,11 @@ export const HOLD_MS = 2_000;
 const PENDING_RETRY_MS = 20;
 /** A database that does not answer within this is treated as absent for that start (fail open). */
 const QUERY_TIMEOUT_MS = 5_000;
+/** After a failure the database is asked again only this much later; starts meanwhile go local. */
+const RETRY_AFTER_FAILURE_MS = 10_000;
 const BUDGET = "ncbi";
+/** Admitted by the local limiter alone (the shared budget is unusable for now). */
+const LOCAL_ONLY: Admission = { sent: () => undefined, cancel: () => undefined };
 
 /** A start admitted by the shared budget. Both methods are idempotent and never throw. */
 export interface Admission {
@@ -96,6 +100,7 @@ export function postgresBudget(databaseUrl: string): SharedBudget {
   );
   let ready: Promise<void> | undefined;
   let lastWarning = 0;
+  let downUntil = 0;
 
   const setup = async () => {
     const client = await pool.connect();
@@ -128,6 +133,8 @@ export function postgresBudget(databaseUrl: string): SharedBudget {
 
   return {
     async admit(maxRps, windowMs) {
+      // A database that just failed would make every start wait for its timeout; go local a while.
+      if (performance.now() < downUntil) return LOCAL_ONLY;
       try {
         ready ??= setup().catch((err: unknown) => {
           ready = undefined;
@@ -152,8 +159,9 @@ export function postgresBudget(databaseUrl: string): SharedBudget {
         }
         return admission(row.start_id);
       } catch (err) {
+        downUntil = performance.now() + RETRY_AFTER_FAILURE_MS;
         warn("the shared budget in DATABASE_URL is not usable", err);
-        return { sent: () => undefined, cancel: () => undefined };
+        return LOCAL_ONLY;
       }
     },
     close: () => pool.end(),

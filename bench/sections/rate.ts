@@ -1,0 +1,176 @@
+/**
+ * §rate The NCBI rate ceiling as NCBI would see it: a stand-in NCBI in its own process (its clock
+ * notes each request when its headers arrive, 50 ms ± 50 % per reply) and 50 MCP callers over
+ * Streamable HTTP, dealt over one server process (embedded store) or three replicas sharing one
+ * PostgreSQL (DATABASE_URL, so one shared budget), each call a pubmed_search with a unique query.
+ * Figures per ceiling (NCBI_MAX_RPS 3 and 10) and replica count: the most requests that arrived in
+ * any sliding second, the tightest span of ceiling + 1 consecutive arrivals (at least 1,000 ms means
+ * the ceiling held), and sustained throughput at the stand-in. Runs by default in full mode only
+ * (minutes at 3 requests/s); `--only rate` runs it in any mode.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { maxInWindow, startStandIn, tightestSpan, windowsOver } from "../lib/ncbi-standin.js";
+import type { BenchOptions, Mode } from "../lib/options.js";
+import {
+  closeCallers,
+  connectCallers,
+  runCallers,
+  startReplica,
+  type Replica,
+} from "../lib/replicas.js";
+import { emptySection, figure, ratio, type SectionResult } from "../lib/stats.js";
+import { pgliteDir, postgresDatabase, probePostgres } from "../lib/stores.js";
+
+const CALLERS = 50;
+const CEILINGS = [3, 10] as const;
+const REPLICAS = [1, 3] as const;
+
+/** Calls per caller at each ceiling, and repetitions, per mode. */
+const SIZES: Record<Mode, { calls: Record<(typeof CEILINGS)[number], number>; reps: number }> = {
+  full: { calls: { 3: 3, 10: 5 }, reps: 2 },
+  quick: { calls: { 3: 1, 10: 3 }, reps: 1 },
+  smoke: { calls: { 3: 1, 10: 1 }, reps: 1 },
+};
+
+interface Run {
+  maxPerSecond: number;
+  windowsOver: number;
+  tightestMs: number;
+  throughput: number;
+}
+
+export async function rateSection(opts: BenchOptions): Promise<SectionResult> {
+  const section = emptySection("rate");
+  const { calls, reps } = SIZES[opts.mode];
+  const pg = await probePostgres();
+  const replicaCounts = REPLICAS.filter((n) => n === 1 || !("problem" in pg));
+  if ("problem" in pg) section.skipped = `three replicas need PostgreSQL: ${pg.problem}`;
+  const standIn = await startStandIn({ latencyMs: 50 });
+  const runs = new Map<string, Run[]>();
+  try {
+    for (let rep = 0; rep < reps; rep++) {
+      for (const rps of CEILINGS) {
+        for (const n of replicaCounts) {
+          const run = await oneRun(standIn, rps, n, calls[rps]);
+          const key = `${rps}.${n}`;
+          runs.set(key, [...(runs.get(key) ?? []), run]);
+          if (run.windowsOver > 0) {
+            section.error = `${n} replica(s) at NCBI_MAX_RPS=${rps}: ${run.windowsOver} windows over the ceiling`;
+          }
+        }
+      }
+    }
+  } finally {
+    await standIn.close();
+  }
+
+  for (const rps of CEILINGS) {
+    for (const n of replicaCounts) {
+      const r = runs.get(`${rps}.${n}`) ?? [];
+      const what = `NCBI_MAX_RPS=${rps}, ${n === 1 ? "one server" : `${n} replicas`}`;
+      const k = `rate.${rps}.${n}r`;
+      section.figures.push(
+        figure(
+          `${k}.max_per_s`,
+          `${what}: most arrivals in any sliding second`,
+          "requests",
+          r.map((x) => x.maxPerSecond),
+        ),
+        figure(
+          `${k}.tightest_ms`,
+          `${what}: tightest span of ${rps + 1} consecutive arrivals`,
+          "ms",
+          r.map((x) => x.tightestMs),
+        ),
+        figure(
+          `${k}.throughput`,
+          `${what}: sustained throughput at the stand-in`,
+          "requests/s",
+          r.map((x) => x.throughput),
+        ),
+      );
+      section.ratios.push(
+        ratio(
+          `${k}.efficiency`,
+          `${what}: throughput vs the ceiling`,
+          "requests/s ÷ NCBI_MAX_RPS",
+          r.map((x) => x.throughput),
+          r.map(() => rps),
+        ),
+      );
+    }
+    const one = runs.get(`${rps}.1`);
+    const three = runs.get(`${rps}.3`);
+    if (one && three) {
+      section.ratios.push(
+        ratio(
+          `rate.${rps}.replicas_vs_one`,
+          `NCBI_MAX_RPS=${rps}: three replicas vs one server, throughput`,
+          "3-replica requests/s ÷ 1-server requests/s, per repetition",
+          three.map((x) => x.throughput),
+          one.map((x) => x.throughput),
+        ),
+      );
+    }
+  }
+  section.notes.push(
+    `${CALLERS} MCP callers over Streamable HTTP, ${calls[3]} (at 3/s) or ${calls[10]} (at 10/s) pubmed_search calls each with unique queries; the stand-in NCBI runs in its own process and answers in 50 ms ± 50 %.`,
+    "Throughput is sustained, at the stand-in: arrivals after the first burst of c (the ceiling) ÷ the time from arrival c to the last. The limiter's window is 1.1 s (1 s + 100 ms margin), so a saturated ceiling c gives at most c ÷ 1.1 (0.909× c).",
+    "Three replicas share PostgreSQL (DATABASE_URL) and with it one NCBI budget; a single server uses the embedded store and its local limiter.",
+  );
+  return section;
+}
+
+async function oneRun(
+  standIn: Awaited<ReturnType<typeof startStandIn>>,
+  rps: number,
+  n: number,
+  callsEach: number,
+): Promise<Run> {
+  const cleanups: (() => Promise<void>)[] = [];
+  const replicas: Replica[] = [];
+  try {
+    const env: Record<string, string> = {
+      NCBI_EUTILS_BASE_URL: standIn.baseUrl,
+      NCBI_MAX_RPS: String(rps),
+      NCBI_DEADLINE_MS: "600000",
+      LOG_LEVEL: "error",
+    };
+    if (n === 1) {
+      const dir = await pgliteDir();
+      cleanups.push(dir.cleanup);
+      env.PUBMED_MCP_DATA_DIR = dir.dataDir;
+    } else {
+      const db = await postgresDatabase();
+      cleanups.push(db.drop);
+      env.DATABASE_URL = db.url;
+      const dir = await mkdtemp(join(tmpdir(), "pmcp-bench-rate-")); // unused with DATABASE_URL
+      cleanups.push(() => rm(dir, { recursive: true, force: true }));
+      env.PUBMED_MCP_DATA_DIR = dir;
+    }
+    for (let i = 0; i < n; i++) replicas.push(await startReplica(env));
+    await standIn.reset();
+    const clients = await connectCallers(
+      replicas.map((r) => r.url),
+      CALLERS,
+    );
+    const tally = await runCallers(clients, callsEach, `bench ${rps} ${n} ${Date.now()}`);
+    await closeCallers(clients);
+    if (tally.ok !== CALLERS * callsEach) throw new Error(`calls failed: ${JSON.stringify(tally)}`);
+    const arrivals = (await standIn.arrivals()).sort((a, b) => a - b);
+    // Sustained: after the first burst of `rps` (which an idle budget lets through at once).
+    const from = arrivals[rps] ?? NaN;
+    const span = ((arrivals.at(-1) ?? NaN) - from) / 1000;
+    return {
+      maxPerSecond: maxInWindow(arrivals, 1000),
+      windowsOver: windowsOver(arrivals, rps, 1000),
+      tightestMs: tightestSpan(arrivals, rps),
+      throughput: (arrivals.length - 1 - rps) / span,
+    };
+  } finally {
+    await Promise.all(replicas.map((r) => r.close()));
+    for (const c of cleanups.reverse()) await c();
+  }
+}
