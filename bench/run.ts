@@ -26,6 +26,7 @@ import { faultsSection } from "./sections/faults.js";
 import { mcpSection } from "./sections/mcp.js";
 import { parseSection } from "./sections/parse.js";
 import { qualitySection } from "./sections/quality.js";
+import { rateSection } from "./sections/rate.js";
 import { searchSection } from "./sections/search.js";
 import { syncSection } from "./sections/sync.js";
 
@@ -36,8 +37,11 @@ const SECTIONS = {
   mcp: mcpSection,
   quality: async (o: BenchOptions) => (await qualitySection(o)).section,
   faults: faultsSection,
+  rate: rateSection,
 } satisfies Record<string, (o: BenchOptions) => Promise<SectionResult>>;
 type SectionName = keyof typeof SECTIONS;
+/** Sections that take minutes whatever the size: by default in full mode only (or ask with --only). */
+const FULL_ONLY = new Set<string>(["rate"]);
 
 const { values: args } = parseArgs({
   options: {
@@ -118,7 +122,7 @@ async function main(): Promise<number> {
   }
 
   const names = (args.only?.split(",").map((s) => s.trim()) ??
-    Object.keys(SECTIONS)) as SectionName[];
+    Object.keys(SECTIONS).filter((n) => mode === "full" || !FULL_ONLY.has(n))) as SectionName[];
   const unknown = names.filter((n) => !(n in SECTIONS));
   if (unknown.length > 0)
     throw new Error(
