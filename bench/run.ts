@@ -28,6 +28,7 @@ import { parseSection } from "./sections/parse.js";
 import { qualitySection } from "./sections/quality.js";
 import { rateSection } from "./sections/rate.js";
 import { searchSection } from "./sections/search.js";
+import { startupSection } from "./sections/startup.js";
 import { syncSection } from "./sections/sync.js";
 
 const SECTIONS = {
@@ -37,6 +38,7 @@ const SECTIONS = {
   mcp: mcpSection,
   quality: async (o: BenchOptions) => (await qualitySection(o)).section,
   faults: faultsSection,
+  startup: startupSection,
   rate: rateSection,
 } satisfies Record<string, (o: BenchOptions) => Promise<SectionResult>>;
 type SectionName = keyof typeof SECTIONS;

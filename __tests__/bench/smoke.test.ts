@@ -62,6 +62,7 @@ describe("npm run bench", () => {
       "mcp",
       "quality",
       "faults",
+      "startup",
     ]);
     const keys: string[] = [];
     for (const [name, s] of Object.entries(report.sections)) {
@@ -87,6 +88,11 @@ describe("npm run bench", () => {
       "mcp.http_vs_memory",
       "faults.hang.overrun_ms",
       "faults.429_retry_after_3600_s.time_to_error_ms",
+      "startup.current.initialize_ms",
+      "startup.current.cpu_ms",
+      "startup.current.idle_rss_mb",
+      "startup.current_vs_bare.initialize",
+      "startup.current_cold_vs_bare.cpu",
     ]) {
       expect(keys).toContain(key);
     }
