@@ -9,6 +9,7 @@ import {
   startFakeQdrant,
   type FakeQdrant,
 } from "../helpers/fake-qdrant.js";
+import { startGate } from "../helpers/corpus.js";
 import { CORPUS, DIMENSION, points } from "./harness.js";
 import { vectorStoreBehaviour } from "./suite.js";
 
@@ -107,6 +108,29 @@ describeSpec("qdrant adapter failures", () => {
       );
     }
     expect(fake.violations).toEqual([]);
+  });
+
+  it("tries once more after a connection reset (an idle keep-alive closed under it), not twice", async () => {
+    const fake = await startFakeQdrant(spec!);
+    const gate = await startGate(fake.url);
+    try {
+      const store = new QdrantVectorStore({ url: gate.url, collection: collectionName() });
+      await store.ensure(DIMENSION);
+      await store.upsert(points(CORPUS.slice(0, 2)));
+      let resets = 0;
+      gate.fail("hangup", (r) => r.path.includes("/points/delete") && ++resets === 1);
+      await expect(store.deletePmids([CORPUS[0]!.pmid])).resolves.toBeUndefined();
+      expect(await store.count()).toBe(1);
+      // A service that keeps resetting is reported after the second try.
+      gate.fail("hangup", (r) => r.path.includes("/points/delete"));
+      const deletes = () => gate.requests.filter((r) => r.path.includes("/points/delete")).length;
+      const before = deletes();
+      await expect(store.deletePmids([CORPUS[1]!.pmid])).rejects.toThrow(/is not reachable/);
+      expect(deletes() - before).toBe(2);
+    } finally {
+      await gate.close();
+      await fake.stop();
+    }
   });
 
   it("reports a rejected API key without echoing it", async () => {

@@ -196,13 +196,24 @@ export class QdrantVectorStore implements VectorStore {
     return this.#dimension;
   }
 
-  /** Every client failure becomes a VectorStoreError that says what to do. */
+  /**
+   * Every client failure becomes a VectorStoreError that says what to do. A failure with no HTTP
+   * status (a refused or reset connection) is tried once more: Qdrant closes idle keep-alive
+   * connections after a few seconds, and a request can meet one being closed. Every call made
+   * here is idempotent (upserts and deletes by id or filter, reads), so a second try is safe.
+   */
   async #call<T>(op: string, run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (err) {
-      if (err instanceof AppError || isAbort(err)) throw err;
-      throw this.#toError(op, err);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run();
+      } catch (err) {
+        if (err instanceof AppError || isAbort(err)) throw err;
+        const connectionLevel =
+          !(err instanceof QdrantClientTimeoutError) &&
+          typeof (err as { status?: unknown }).status !== "number";
+        if (attempt === 1 && connectionLevel) continue;
+        throw this.#toError(op, err);
+      }
     }
   }
 
