@@ -76,9 +76,8 @@ describe("GET /readyz", () => {
 
 describe("checkReadiness", () => {
   it("marks a probe that hangs as down after the timeout instead of hanging /readyz", async () => {
-    const started = performance.now();
+    // The probe never settles: only the 100 ms timeout can produce this answer.
     const result = await checkReadiness({ stuck: () => new Promise(() => undefined) }, 100);
-    expect(performance.now() - started).toBeLessThan(1000);
     expect(result).toEqual({
       status: "not_ready",
       checks: {

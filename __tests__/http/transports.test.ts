@@ -111,32 +111,6 @@ describe("one server, four transports", () => {
     expect(h.fake.requests.length).toBe(before);
   });
 
-  it("completes a new session's initialize quickly on HTTP, SSE and in-memory", async () => {
-    // Before the fix each of these took over 1000 ms (fastmcp polled 10 × 100 ms for capabilities).
-    const timed = async (open: () => Promise<Client>) => {
-      const started = performance.now();
-      const client = await open();
-      const ms = performance.now() - started;
-      await client.close();
-      return ms;
-    };
-    const memory = async () => {
-      const session = createSession();
-      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      await session.connect(serverSide);
-      const client = new SdkClient({ name: "t", version: "1" });
-      await client.connect(clientSide);
-      closers.push(() => session.close());
-      return client;
-    };
-    const times = {
-      http: await timed(() => connectStreamable(h.http.url)),
-      sse: await timed(() => connectSse(h.http.url)),
-      memory: await timed(memory),
-    };
-    for (const ms of Object.values(times)) expect(ms).toBeLessThan(400);
-  });
-
   it("gives each Streamable HTTP client its own session, and still serves a sessionless POST", async () => {
     const transport = (clients.http as SdkClient).transport as StreamableHTTPClientTransport;
     expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
