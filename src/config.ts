@@ -25,6 +25,8 @@ const url = z.url({ error: "must be an http(s) URL" }).refine((u) => /^https?:\/
   error: "must be an http(s) URL",
 });
 
+export const DEFAULT_IDCONV_BASE_URL = "https://pmc.ncbi.nlm.nih.gov/tools/idconv/api/v1/articles/";
+
 const envSchema = z.object({
   NCBI_EUTILS_BASE_URL: url.default("https://eutils.ncbi.nlm.nih.gov/entrez/eutils"),
   NCBI_API_KEY: z.string().min(1).optional(),
@@ -36,6 +38,13 @@ const envSchema = z.object({
   NCBI_DEADLINE_MS: int(100, 3_600_000).default(120_000),
   NCBI_CACHE_TTL_SECONDS: int(0, 7 * 86_400).optional(),
   NCBI_CACHE_MAX_MB: int(0, 4096).default(64),
+  // NCBI's documented service root (https://pmc.ncbi.nlm.nih.gov/tools/id-converter-api/), trailing
+  // slash included; it replaced https://www.ncbi.nlm.nih.gov/pmc/utils/idconv/v1.0/.
+  NCBI_IDCONV_BASE_URL: url.default(DEFAULT_IDCONV_BASE_URL),
+  EUROPEPMC_BASE_URL: url.default("https://www.ebi.ac.uk/europepmc/webservices/rest"),
+  UNPAYWALL_BASE_URL: url.default("https://api.unpaywall.org/v2"),
+  UNPAYWALL_EMAIL: z.email({ error: "must be an e-mail address" }).optional(),
+  PUBTATOR_BASE_URL: url.default("https://www.ncbi.nlm.nih.gov/research/pubtator3-api"),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, { error: "must be a postgres:// URL" })
@@ -88,6 +97,16 @@ export interface Config {
     /** Overrides every per-utility cache TTL when set; 0 disables the cache. */
     cacheTtlSeconds: number | undefined;
     cacheMaxBytes: number;
+    /** PMC ID Converter service root (DEFAULT_IDCONV_BASE_URL when absent); shares the E-utilities limiter. */
+    idconvBaseUrl?: string;
+  };
+  /** The literature services beside NCBI, each behind its own limiter (src/services/clients.ts). */
+  services: {
+    europePmcBaseUrl: string;
+    unpaywallBaseUrl: string;
+    /** Unpaywall requires an email on every request; without it the Unpaywall tier is skipped. */
+    unpaywallEmail: string | undefined;
+    pubtatorBaseUrl: string;
   };
   databaseUrl: string | undefined;
   dataDir: string;
@@ -154,6 +173,13 @@ export function loadConfig(env: Env = process.env, overrides: Env = {}): Config 
       deadlineMs: e.NCBI_DEADLINE_MS,
       cacheTtlSeconds: e.NCBI_CACHE_TTL_SECONDS,
       cacheMaxBytes: e.NCBI_CACHE_MAX_MB * 1024 * 1024,
+      idconvBaseUrl: e.NCBI_IDCONV_BASE_URL,
+    },
+    services: {
+      europePmcBaseUrl: e.EUROPEPMC_BASE_URL.replace(/\/+$/, ""),
+      unpaywallBaseUrl: e.UNPAYWALL_BASE_URL.replace(/\/+$/, ""),
+      unpaywallEmail: e.UNPAYWALL_EMAIL,
+      pubtatorBaseUrl: e.PUBTATOR_BASE_URL.replace(/\/+$/, ""),
     },
     databaseUrl: e.DATABASE_URL,
     dataDir: e.PUBMED_MCP_DATA_DIR ?? join(dataHome, "pubmed-mcp"),

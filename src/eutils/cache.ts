@@ -3,7 +3,7 @@
  * by a per-utility time to live. Every hit is a request NCBI never has to serve, which is the
  * spirit of its usage rules as much as the rate ceiling is.
  */
-import type { Params, Utility } from "./client.js";
+import type { Params, Utility } from "./types.js";
 
 const HOUR_MS = 3_600_000;
 
@@ -43,8 +43,8 @@ export function cacheTtlMs(
   return overrideSeconds === undefined ? TTL_MS[utility] : overrideSeconds * 1000;
 }
 
-/** Same utility and same parameters (in any order) give the same key. */
-export function cacheKey(utility: Utility, params: [string, string][]): string {
+/** Same scope (utility, or service and path) and same parameters (in any order) give the same key. */
+export function cacheKey(utility: string, params: [string, string][]): string {
   const relevant = params
     .filter(([k]) => !IDENTITY_PARAMS.has(k))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

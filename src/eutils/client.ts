@@ -1,32 +1,28 @@
 /**
- * The only code that talks to NCBI E-utilities. Every call passes one RateLimiter (NCBI_MAX_RPS
- * over any sliding second, a concurrency cap, a shared cool-down after 429), is retried with
- * exponential backoff and full jitter on transient trouble, and honours the caller's signal (the
- * tool call's deadline or cancel) at every wait. Identical idempotent calls are answered from an
- * in-memory cache. NCBI usage rules: https://www.ncbi.nlm.nih.gov/books/NBK25497/
+ * The only code that talks to NCBI (E-utilities, and the PMC ID Converter through `idconv`). Both
+ * go through the polite client (src/services/polite-client.ts) with one RateLimiter between them
+ * (NCBI_MAX_RPS over any sliding second, a concurrency cap, a shared cool-down after 429), retries
+ * with exponential backoff and full jitter, the caller's signal (the tool call's deadline or
+ * cancel) honoured at every wait, and one in-memory response cache. What is NCBI's own lives
+ * here: endpoints, tool/email/api_key, POST for long id lists, and the reading of its bodies
+ * (./detect.ts: 200-status error documents). NCBI usage rules: https://www.ncbi.nlm.nih.gov/books/NBK25497/
+ *
+ *   await eutils.request("efetch", { db: "pmc", id: "3040717" }, { signal }); // JATS <pmc-articleset>
+ *   await eutils.idconv({ ids: "PMC3040717", idtype: "pmcid", format: "json" }, { signal });
  */
-import type { Config } from "../config.js";
-import { AppError, RateLimitError } from "../errors.js";
-import { log } from "../log.js";
-import type { SharedBudget } from "./budget.js";
-import { ResponseCache, cacheKey, cacheTtlMs } from "./cache.js";
+import { DEFAULT_IDCONV_BASE_URL, type Config } from "../config.js";
 import {
-  classifyReply,
-  connectionFailure,
-  deadlinePassed,
-  expectedFormat,
-  retriesExhausted,
-  timeoutFailure,
-  type BodyFormat,
-  type Failure,
-  type Outcome,
-} from "./detect.js";
-import { CoolDownError, RateLimiter, setDeadline, sleep, type Ticket } from "./limiter.js";
+  PoliteClient,
+  type CachedReply,
+  type ClientDeps as PoliteDeps,
+} from "../services/polite-client.js";
+import type { SharedBudget } from "./budget.js";
+import { ResponseCache, cacheTtlMs } from "./cache.js";
+import { classifyReply, expectedFormat } from "./detect.js";
+import { RateLimiter } from "./limiter.js";
+import type { Params, Utility } from "./types.js";
 
-export type Utility =
-  "einfo" | "esearch" | "esummary" | "efetch" | "elink" | "espell" | "ecitmatch" | "epost";
-
-export type Params = Record<string, string | number | boolean | string[] | undefined>;
+export type { Params, Utility } from "./types.js";
 
 export interface CallOptions {
   /** Cancels the call, including its wait in the queue; a TimeoutError reason means the tool's deadline passed. */
@@ -43,6 +39,11 @@ export interface EutilsResponse {
   fromCache: boolean;
 }
 
+/** A PMC ID Converter reply: JSON, with its HTTP status (404 carries "ID type mismatch"). */
+export interface IdconvResponse extends EutilsResponse {
+  status: number;
+}
+
 export interface EutilsInfo {
   maxRps: number;
   apiKeyInUse: boolean;
@@ -54,14 +55,7 @@ export interface EutilsInfo {
   cache: { hits: number; misses: number; entries: number };
 }
 
-export interface ClientDeps {
-  fetch?: typeof fetch;
-  /** Wall clock (ms epoch) for cache expiry and lastContact. */
-  now?: () => number;
-  /** First backoff step in ms (default 1000); tests shrink it. */
-  backoffBaseMs?: number;
-  /** Uniform [0,1) source for the jitter. */
-  random?: () => number;
+export interface ClientDeps extends PoliteDeps {
   /** NCBI's budget shared with other processes (replicas on one database); see budget.ts. */
   budget?: SharedBudget;
 }
@@ -81,77 +75,118 @@ export const ENDPOINTS: Readonly<Record<Utility, string>> = {
 /** NCBI asks for POST when a URL would be long; many servers cut URLs near 2,000 characters. */
 const MAX_GET_URL = 2000;
 const MAX_GET_IDS = 200;
-
-interface Call {
-  utility: Utility;
-  endpoint: string;
-  /** Public parameters (tool, email, no api_key), as sent apart from the key. */
-  query: [string, string][];
-  method: "GET" | "POST";
-  format: BodyFormat;
-  publicUrl: string;
-}
+/** ID conversions change as PMC adds articles, rarely within a day. */
+const IDCONV_TTL_MS = 24 * 3_600_000;
 
 export class EutilsClient {
   private readonly limiter: RateLimiter;
-  private readonly cache: ResponseCache<Omit<EutilsResponse, "fromCache">>;
-  private readonly fetchFn: typeof fetch;
-  private readonly now: () => number;
-  private readonly backoffBaseMs: number;
-  private readonly random: () => number;
-  private lastContact: number | null = null;
+  private readonly cache: ResponseCache<CachedReply>;
+  private readonly http: PoliteClient;
+  private readonly idconvHttp: PoliteClient;
 
   constructor(
     private readonly cfg: Config["ncbi"],
     deps: ClientDeps = {},
   ) {
     this.limiter = new RateLimiter({ maxRps: cfg.maxRps, shared: deps.budget });
-    this.now = deps.now ?? Date.now;
-    this.cache = new ResponseCache(cfg.cacheMaxBytes, this.now);
-    this.fetchFn = deps.fetch ?? fetch;
-    this.backoffBaseMs = deps.backoffBaseMs ?? 1000;
-    this.random = deps.random ?? Math.random;
+    this.cache = new ResponseCache(cfg.cacheMaxBytes, deps.now ?? Date.now);
+    // NCBI requires tool (and asks for email) on every request; api_key is added only when sending.
+    const identity: [string, string][] = [["tool", cfg.tool]];
+    if (cfg.email) identity.push(["email", cfg.email]);
+    const common = {
+      maxRps: cfg.maxRps,
+      timeoutMs: cfg.timeoutMs,
+      deadlineMs: cfg.deadlineMs,
+      maxRetries: cfg.maxRetries,
+      limiter: this.limiter,
+      cache: this.cache,
+      publicParams: identity,
+      reservedParams: ["tool", "email", "api_key"],
+    };
+    this.http = new PoliteClient(
+      {
+        ...common,
+        name: "NCBI",
+        id: "ncbi",
+        baseUrlVar: "NCBI_EUTILS_BASE_URL",
+        baseUrl: cfg.baseUrl,
+        secretParams: cfg.apiKey ? [["api_key", cfg.apiKey]] : [],
+        classify: (r) =>
+          classifyReply({
+            utility: r.label as Utility,
+            format: r.format,
+            status: r.status,
+            retryAfter: r.retryAfter,
+            body: r.body,
+            redact: r.redact,
+          }),
+        details: (label) => ({ utility: label }),
+        cacheScope: (_path, label) => label ?? "",
+      },
+      deps,
+    );
+    // The ID Converter documents tool and email, not api_key; its requests count against NCBI's rate.
+    this.idconvHttp = new PoliteClient(
+      {
+        ...common,
+        name: "NCBI's PMC ID Converter",
+        id: "idconv",
+        baseUrlVar: "NCBI_IDCONV_BASE_URL",
+        baseUrl: cfg.idconvBaseUrl ?? DEFAULT_IDCONV_BASE_URL,
+        cacheTtlMs: () =>
+          cfg.cacheTtlSeconds === undefined ? IDCONV_TTL_MS : cfg.cacheTtlSeconds * 1000,
+      },
+      deps,
+    );
   }
 
   /** The URL NCBI is asked for, with tool/email but never api_key; safe to show and log. */
   publicUrl(utility: Utility, params: Params): string {
-    return `${this.endpoint(utility)}?${new URLSearchParams(this.publicParams(params))}`;
+    return this.http.publicUrl(ENDPOINTS[utility], params);
   }
 
   async request(utility: Utility, params: Params, opts: CallOptions = {}): Promise<EutilsResponse> {
-    const query = this.publicParams(params);
-    const publicUrl = `${this.endpoint(utility)}?${new URLSearchParams(query)}`;
-    const key = cacheKey(utility, query);
-    const ttl = cacheTtlMs(utility, params, this.cfg.cacheTtlSeconds);
-    if (ttl > 0 && !opts.noCache) {
-      const hit = this.cache.get(key);
-      if (hit) return { ...hit, fromCache: true };
-    }
+    const publicUrl = this.publicUrl(utility, params);
     const method: "GET" | "POST" =
       utility !== "ecitmatch" && needsPost(publicUrl, params) ? "POST" : "GET";
-    const call: Call = {
-      utility,
-      endpoint: this.endpoint(utility),
-      query,
+    const { body, url, fromCache } = await this.http.request(ENDPOINTS[utility], params, {
+      signal: opts.signal,
+      noCache: opts.noCache,
       method,
-      format: expectedFormat(utility, params),
-      publicUrl,
+      accept: expectedFormat(utility, params),
+      label: utility,
+      ttlMs: cacheTtlMs(utility, params, this.cfg.cacheTtlSeconds),
+    });
+    return { body, url, method, fromCache };
+  }
+
+  /**
+   * One PMC ID Converter request (`ids`, `idtype`, `format=json`, `versions`; tool and email are
+   * added): through NCBI's limiter, cache and retries. A 400/404 reply is returned with its
+   * status for src/literature/idconv.ts to read ("ID type mismatch" is the caller's mistake).
+   */
+  async idconv(params: Params, opts: CallOptions = {}): Promise<IdconvResponse> {
+    const res = await this.idconvHttp.request("", params, {
+      signal: opts.signal,
+      noCache: opts.noCache,
+      accept: "json",
+      label: "request",
+      okStatuses: [400, 404],
+    });
+    return {
+      body: res.body,
+      url: res.url,
+      method: res.method,
+      fromCache: res.fromCache,
+      status: res.status,
     };
-    // Without a caller's signal the configured per-call deadline still applies.
-    const signal =
-      opts.signal ??
-      setDeadline(
-        AbortSignal.timeout(this.cfg.deadlineMs),
-        performance.now() + this.cfg.deadlineMs,
-      );
-    const body = await this.withRetries(call, signal);
-    const response = { body, url: publicUrl, method };
-    if (ttl > 0) this.cache.set(key, response, ttl, 2 * (body.length + key.length));
-    return { ...response, fromCache: false };
   }
 
   info(): EutilsInfo {
     const { hits, misses, entries } = this.cache.stats();
+    const contacts = [this.http.lastContact, this.idconvHttp.lastContact].filter(
+      (t): t is number => t !== null,
+    );
     return {
       maxRps: this.cfg.maxRps,
       apiKeyInUse: Boolean(this.cfg.apiKey),
@@ -159,143 +194,10 @@ export class EutilsClient {
       queueSize: this.limiter.size,
       pending: this.limiter.pending,
       requestsStarted: this.limiter.started,
-      lastContact: this.lastContact === null ? null : new Date(this.lastContact).toISOString(),
+      lastContact: contacts.length === 0 ? null : new Date(Math.max(...contacts)).toISOString(),
       cache: { hits, misses, entries },
     };
   }
-
-  /** Backoff sleeps happen outside the queue, so a waiting retry never holds a slot. */
-  private async withRetries(call: Call, signal: AbortSignal): Promise<string> {
-    let last: Failure | undefined;
-    for (let attempt = 1; ; attempt++) {
-      let outcome: Outcome;
-      try {
-        outcome = await this.limiter.run((t) => this.attempt(call, attempt, signal, t), signal);
-      } catch (err) {
-        if (err instanceof CoolDownError) throw this.coolingPastDeadline(call.utility, err.waitMs);
-        if (err instanceof AppError || !signal.aborted) throw err;
-        throw this.stopped(signal, last);
-      }
-      if (outcome.ok) {
-        this.limiter.accepted();
-        return outcome.body;
-      }
-      last = outcome.failure;
-      if (last.rateLimited) {
-        const pause = last.retryAfterMs ?? this.backoffCeiling(attempt);
-        log.warn("NCBI rate limit hit; pausing all requests", { utility: call.utility, ms: pause });
-        this.limiter.coolDown(pause);
-      }
-      if (attempt > this.cfg.maxRetries) throw retriesExhausted(call.utility, last, attempt);
-      try {
-        await sleep(this.random() * this.backoffCeiling(attempt), signal);
-      } catch {
-        throw this.stopped(signal, last);
-      }
-    }
-  }
-
-  private async attempt(
-    call: Call,
-    attempt: number,
-    signal: AbortSignal,
-    ticket: Ticket,
-  ): Promise<Outcome> {
-    const started = performance.now();
-    const timeout = AbortSignal.timeout(this.cfg.timeoutMs);
-    const both = AbortSignal.any([signal, timeout]);
-    const sent = new URLSearchParams(call.query);
-    if (this.cfg.apiKey) sent.set("api_key", this.cfg.apiKey);
-    const headers = ticket.headers;
-    let status: number | undefined;
-    let outcome: Outcome | undefined;
-    try {
-      const res =
-        call.method === "GET"
-          ? await this.fetchFn(`${call.endpoint}?${sent}`, { headers, signal: both })
-          : await this.fetchFn(call.endpoint, {
-              method: "POST",
-              body: sent,
-              headers,
-              signal: both,
-            });
-      status = res.status;
-      this.lastContact = this.now();
-      const body = await res.text();
-      outcome = classifyReply({
-        ...call,
-        status: res.status,
-        retryAfter: res.headers.get("retry-after"),
-        body,
-        redact: (t: string) => this.redact(t),
-      });
-      return outcome;
-    } catch (err) {
-      if (err instanceof AppError || signal.aborted) throw err;
-      outcome = {
-        ok: false,
-        failure: timeout.aborted
-          ? timeoutFailure(this.cfg.timeoutMs)
-          : connectionFailure(err, status),
-      };
-      return outcome;
-    } finally {
-      log.debug("ncbi request", {
-        url: call.publicUrl,
-        method: call.method,
-        status: status ?? null,
-        ms: Math.round(performance.now() - started),
-        attempt,
-        outcome: outcome === undefined ? "error" : outcome.ok ? "ok" : outcome.failure.what,
-      });
-    }
-  }
-
-  /** The caller's signal ended the call: the tool deadline passed (TimeoutError), or a cancel. */
-  private stopped(signal: AbortSignal, last: Failure | undefined): unknown {
-    const reason: unknown = signal.reason;
-    // By name, not instanceof: a DOMException may come from another realm (vm contexts, jest).
-    const deadline = (reason as { name?: unknown } | undefined)?.name === "TimeoutError";
-    return deadline ? deadlinePassed(this.cfg.deadlineMs, last) : reason;
-  }
-
-  /** Nothing was sent: NCBI's pause outlasts the call's deadline, so say when to come back. */
-  private coolingPastDeadline(utility: Utility, waitMs: number): RateLimitError {
-    const seconds = Math.ceil(waitMs / 1000);
-    const retryAt = new Date(this.now() + waitMs).toISOString();
-    return new RateLimitError(
-      `NCBI asked for a pause after a rate-limit refusal; it accepts requests again at ${retryAt} (in ${seconds} s), after this call's deadline (NCBI_DEADLINE_MS), so nothing was sent. Try again then.`,
-      { utility, retryAfterSeconds: seconds, retryAt },
-    );
-  }
-
-  /** base·2^(attempt−1), capped at 16 bases; the sleep is a uniform draw below it (full jitter). */
-  private backoffCeiling(attempt: number): number {
-    return this.backoffBaseMs * 2 ** Math.min(attempt - 1, 4);
-  }
-
-  private endpoint(utility: Utility): string {
-    return `${this.cfg.baseUrl}/${ENDPOINTS[utility]}`;
-  }
-
-  /** NCBI requires tool (and asks for email) on every request; api_key is added only when sending. */
-  private publicParams(params: Params): [string, string][] {
-    const out = flat(params).filter(([k]) => !["tool", "email", "api_key"].includes(k));
-    out.push(["tool", this.cfg.tool]);
-    if (this.cfg.email) out.push(["email", this.cfg.email]);
-    return out;
-  }
-
-  private redact(text: string): string {
-    const key = this.cfg.apiKey;
-    return key ? text.split(key).join("[redacted]") : text;
-  }
-}
-
-function flat(params: Params): [string, string][] {
-  return Object.entries(params)
-    .filter((e): e is [string, NonNullable<Params[string]>] => e[1] !== undefined)
-    .map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : String(v)]);
 }
 
 function needsPost(publicUrl: string, params: Params): boolean {

@@ -4,10 +4,13 @@
  * <ERROR> documents). Nothing here parses a whole document; the parsers in ./parse do that. Also
  * the wording of every failure the client reports: what NCBI did and how to proceed.
  */
-import { AppError, EntrezError, RateLimitError, UpstreamError } from "../errors.js";
-import type { Params, Utility } from "./client.js";
+import { AppError, EntrezError, UpstreamError } from "../errors.js";
+import { isHtml, stripBom, xmlClosed, xmlRoot } from "../services/body.js";
+import { rateLimitFailure, type BodyFormat, type Outcome } from "../services/failures.js";
+import type { Params, Utility } from "./types.js";
 
-export type BodyFormat = "xml" | "json" | "text";
+export { isHtml } from "../services/body.js";
+export { retryAfterMs, type BodyFormat, type Failure, type Outcome } from "../services/failures.js";
 
 export type Verdict =
   | { kind: "ok" }
@@ -44,11 +47,6 @@ export function isRateLimitBody(body: string): boolean {
   );
 }
 
-export function isHtml(body: string): boolean {
-  const head = stripBom(body.slice(0, 1024)).trimStart().toLowerCase();
-  return head.startsWith("<!doctype html") || head.startsWith("<html");
-}
-
 export function inspectBody(body: string, format: BodyFormat): Verdict {
   if (isRateLimitBody(body)) return { kind: "rate-limit" };
   if (isHtml(body)) return { kind: "html" };
@@ -83,13 +81,9 @@ function jsonError(text: string): string | undefined {
   }
 }
 
-/** One whitespace character per repetition: `(\s+)*` would backtrack exponentially on junk. */
-const PROLOG =
-  /^(?:\s|<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>[]*(?:\[[\s\S]*?\])?\s*>)*<([A-Za-z_][\w.:-]*)/;
-
 function inspectXml(body: string): Verdict {
   const text = stripBom(body);
-  const root = PROLOG.exec(text.slice(0, 8192))?.[1];
+  const root = xmlRoot(text);
   if (!root) {
     // NCBI answers some failures in JSON whatever retmode asked for ({"error":"Invalid query…"}).
     const json =
@@ -97,11 +91,7 @@ function inspectXml(body: string): Verdict {
     if (json) return { kind: "entrez-error", message: json };
     return { kind: "truncated", detail: "a reply that is not XML" };
   }
-  const tail = text.trimEnd();
-  const closed =
-    tail.endsWith(`</${root}>`) ||
-    new RegExp(`<${escapeRe(root)}\\b[^>]*/>$`).test(tail.slice(-512));
-  if (!closed) {
+  if (!xmlClosed(text, root)) {
     return { kind: "truncated", detail: `a truncated reply (no closing </${root}>)` };
   }
   if (text.length > SMALL_BODY || !text.includes("<ERROR>")) return { kind: "ok" };
@@ -148,23 +138,6 @@ export function replyMessage(body: string): string | undefined {
   return msg.length > 200 ? `${msg.slice(0, 200)}…` : msg;
 }
 
-/** Retry-After is either delay-seconds or an HTTP-date (RFC 9110 §10.2.3). */
-export function retryAfterMs(header: string | null, now: number = Date.now()): number | undefined {
-  if (!header) return undefined;
-  const value = header.trim();
-  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-function stripBom(s: string): string {
-  return s.charCodeAt(0) === 0xfeff ? s.slice(1) : s;
-}
-
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
 function decodeEntities(s: string): string {
   return s
     .replace(/&lt;/g, "<")
@@ -173,20 +146,6 @@ function decodeEntities(s: string): string {
     .replace(/&apos;/g, "'")
     .replace(/&amp;/g, "&");
 }
-
-/** One failed attempt worth retrying. */
-export interface Failure {
-  rateLimited: boolean;
-  /** What NCBI did, for messages: "HTTP 503", "an HTML page instead of XML", … */
-  what: string;
-  advice: string;
-  retryAfterMs?: number;
-}
-
-export type Outcome = { ok: true; body: string } | { ok: false; failure: Failure };
-
-/** A Retry-After beyond this is treated as this; the caller's deadline still bounds the wait. */
-const MAX_RETRY_AFTER_MS = 300_000;
 
 export interface Reply {
   utility: Utility;
@@ -202,12 +161,9 @@ export interface Reply {
 export function classifyReply(r: Reply): Outcome {
   const verdict = inspectBody(r.body, r.format);
   if (r.status === 429 || verdict.kind === "rate-limit") {
-    const after = retryAfterMs(r.retryAfter);
     const advice =
       "Wait a few seconds before retrying; NCBI allows 3 requests per second without an API key and 10 with one (NCBI_API_KEY).";
-    const retry = after === undefined ? undefined : Math.min(after, MAX_RETRY_AFTER_MS);
-    const what = `a rate-limit refusal (HTTP ${r.status})`;
-    return { ok: false, failure: { rateLimited: true, what, advice, retryAfterMs: retry } };
+    return { ok: false, failure: rateLimitFailure(r.status, r.retryAfter, advice) };
   }
   if (r.status >= 500) {
     const advice = "NCBI's service is having trouble; try again in a minute.";
@@ -266,44 +222,4 @@ function refusal(r: Reply): AppError {
     `NCBI refused the ${r.utility} request (HTTP ${r.status}${quoted}); retrying will not help.`,
     details,
   );
-}
-
-/** Connection refused, reset or cut mid-body. Only the error code is kept: messages may hold URLs. */
-export function connectionFailure(err: unknown, status: number | undefined): Failure {
-  const cause = err instanceof Error ? (err.cause as { code?: unknown } | undefined) : undefined;
-  const code = typeof cause?.code === "string" ? ` (${cause.code})` : "";
-  return {
-    rateLimited: false,
-    what:
-      status === undefined
-        ? `a failed connection${code}`
-        : `a connection dropped mid-reply${code} after HTTP ${status}`,
-    advice: "Check the network connection and NCBI_EUTILS_BASE_URL, then try again.",
-  };
-}
-
-export function timeoutFailure(timeoutMs: number): Failure {
-  return {
-    rateLimited: false,
-    what: `no answer within ${Math.round(timeoutMs / 100) / 10} s (NCBI_TIMEOUT_MS)`,
-    advice: "NCBI is slow right now; try again later or ask for fewer records per call.",
-  };
-}
-
-/** Retries ran out: RATE_LIMIT when NCBI kept saying "slow down", UPSTREAM otherwise. */
-export function retriesExhausted(utility: Utility, last: Failure, attempts: number): AppError {
-  const times = `${attempts} time${attempts === 1 ? "" : "s"}`;
-  const message = `NCBI ${utility} failed ${times}; the last reply was ${last.what}. ${last.advice}`;
-  const details = { utility, attempts };
-  return last.rateLimited
-    ? new RateLimitError(message, details)
-    : new UpstreamError(message, details);
-}
-
-/** The tool deadline (a TimeoutError reason) passed while waiting or retrying. */
-export function deadlinePassed(deadlineMs: number, last: Failure | undefined): AppError {
-  const seconds = Math.round(deadlineMs / 1000);
-  const lastWas = last ? ` (last reply: ${last.what})` : "";
-  const message = `NCBI did not answer within ${seconds} s (NCBI_DEADLINE_MS)${lastWas}; try again later or narrow the request.`;
-  return last?.rateLimited ? new RateLimitError(message) : new UpstreamError(message);
 }

@@ -1,6 +1,13 @@
 /**
- * Parsed E-utilities records, named as in CONTRACTS §4 from parser to tool output.
+ * Parsed E-utilities records, named as in CONTRACTS §4 from parser to tool output, and the
+ * request types the client, cache and body checks share.
  */
+import type { Params } from "../services/polite-client.js";
+
+export type { Params };
+
+export type Utility =
+  "einfo" | "esearch" | "esummary" | "efetch" | "elink" | "espell" | "ecitmatch" | "epost";
 
 export interface AbstractSection {
   label: string | null;
