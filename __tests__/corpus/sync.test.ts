@@ -258,6 +258,27 @@ describeEachBackend("corpus sync and search", (kind) => {
     expect(search.results[0]?.sim).toBeGreaterThan(0);
     expect(search.results[0]?.quality).toBe(title.quality.total);
     expect(record).toBeDefined();
+    // What an agent is spared (issue 10): the title again at the head of each passage, the chunk
+    // uuid unless asked for, digits past the fourth significant one; 10 papers by default.
+    const byDefault = (await callTool(h.client, "rag_search", { query: title.title }))
+      .json as typeof search;
+    expect(byDefault.results).toHaveLength(10);
+    for (const r of byDefault.results) {
+      expect(r).not.toHaveProperty("uuid");
+      expect(r.text.startsWith(r.title)).toBe(false);
+      for (const x of [r.sim, r.bm25, r.score]) {
+        if (x !== null) expect(Number(x.toPrecision(4))).toBe(x);
+      }
+    }
+    const own = byDefault.results.find((r) => r.doc_id === `pmid:${pmid}`);
+    expect(title.abstract).toContain(own?.text.slice(0, 60));
+    const withUuid = (
+      await callTool(h.client, "rag_search", { query: title.title, top_k: 2, include_uuid: true })
+    ).json as { results: { uuid: string }[] };
+    for (const r of withUuid.results)
+      expect(r.uuid).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
     // The quality boost multiplies each paper's fused relevance by 1 + quality/10, nothing else.
     const biased = (await callTool(h.client, "rag_search", { query: title.title, top_k: 5 }))
       .json as typeof search;
@@ -272,8 +293,11 @@ describeEachBackend("corpus sync and search", (kind) => {
         ).json as typeof search
       ).results.map((r) => [r.doc_id, r.score]),
     );
-    for (const r of biased.results)
-      expect(r.score).toBeCloseTo((unbiased.get(r.doc_id) ?? NaN) * (1 + r.quality / 10), 10);
+    // Scores come rounded to 4 significant digits, so the product holds to about 1 part in 1,000.
+    for (const r of biased.results) {
+      const expected = (unbiased.get(r.doc_id) ?? NaN) * (1 + r.quality / 10);
+      expect(Math.abs(r.score / expected - 1)).toBeLessThan(1e-3);
+    }
     expect(biased.results.map((r) => r.score)).toEqual(
       [...biased.results.map((r) => r.score)].sort((a, b) => b - a),
     );

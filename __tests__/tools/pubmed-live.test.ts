@@ -110,7 +110,7 @@ describeShared("live PubMed tools", () => {
           title: "Title of 23175848",
           authors: ["Doe J"],
           source: "J Test",
-          pubDate: "2020 Jan",
+          pubDate: "2020-01", // ESummary's "2020 Jan", as ISO-8601
           doi: null,
         },
         {
@@ -118,7 +118,7 @@ describeShared("live PubMed tools", () => {
           title: "Title of 23175808",
           authors: ["Doe J"],
           source: "J Test",
-          pubDate: "2020 Jan",
+          pubDate: "2020-01", // ESummary's "2020 Jan", as ISO-8601
           doi: null,
         },
       ]);
@@ -171,9 +171,12 @@ describeShared("live PubMed tools", () => {
         pmid: "38700094",
         title: "Antiarrhythmic drugs in the era of atrial fibrillation ablation.",
         doi: "10.1093/europace/euae122",
-        grantList: [],
         journalInfo: expect.objectContaining({ volume: "26", issue: "6" }),
       });
+      // Grants were not asked for and the record has no abstract: neither key is there at all.
+      expect(Object.keys(json.articles[0] ?? {})).toEqual(
+        expect.not.arrayContaining(["grantList", "abstractText", "abstractSections"]),
+      );
       expect(
         (json.articles[0]?.authors as { lastName: string }[]).map((a) => a.lastName).slice(0, 2),
       ).toEqual(["Boriani", "Mei"]);
@@ -184,6 +187,57 @@ describeShared("live PubMed tools", () => {
         id: "38700094,99999999",
         retmode: "xml",
       });
+    });
+
+    it("leaves out empty fields, gives an unstructured abstract once and dates in ISO-8601", async () => {
+      // 25364329: unstructured abstract, no MeSH, no ORCIDs; 31588070: a structured abstract.
+      const out = await callTool(h.client, "pubmed_fetch", {
+        pmids: ["25364329", "31588070"],
+        includeGrantInfo: true,
+      });
+      const json = out.json as { articles: Record<string, unknown>[] };
+      const [plain, structured] = json.articles;
+      const empties: string[] = [];
+      const walk = (v: unknown, path: string) => {
+        if (v === null || v === "" || (Array.isArray(v) && v.length === 0)) empties.push(path);
+        else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
+        else if (typeof v === "object" && v) {
+          if (Object.keys(v).length === 0) empties.push(path);
+          for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`);
+        }
+      };
+      walk(json, "$");
+      expect(empties).toEqual([]);
+      expect(plain).toMatchObject({
+        pmid: "25364329",
+        abstractText: expect.stringMatching(/^Study Design Case report/),
+        journalInfo: expect.objectContaining({ publicationDate: { year: "2014", month: "10" } }),
+        articleDates: {
+          edat: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+          pubmed: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+          lr: expect.stringMatching(/^\d{4}-\d\d-\d\d$/),
+        },
+      });
+      expect(plain).not.toHaveProperty("abstractSections");
+      expect(plain).not.toHaveProperty("meshTerms");
+      expect((plain?.authors as object[])[0]).toEqual({
+        lastName: "Santiago-Dieppa",
+        firstName: "David R",
+        initials: "DR",
+        affiliations: [
+          "Department of Neurosurgery, The Johns Hopkins University School of Medicine, Baltimore, Maryland, United States.",
+        ],
+      });
+      expect(structured).toMatchObject({
+        pmid: "31588070",
+        articleDates: { edat: "2019-10-08T06:00:00Z", lr: "2024-03-28" },
+      });
+      expect((structured?.abstractSections as { label: string }[]).map((s) => s.label)).toEqual([
+        "PURPOSE",
+        "METHODS",
+        "RESULTS",
+        "CONCLUSIONS",
+      ]);
     });
 
     it("returns NCBI's raw text for medline_text", async () => {

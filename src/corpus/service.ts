@@ -6,6 +6,7 @@
  * server's start-up nothing (issue 11; __tests__/startup/lazy-modules.test.ts).
  */
 import { EmbeddingsError, NotFoundError } from "../errors.js";
+import { isoDateTime, isoDay } from "../eutils/dates.js";
 import { getCorpus, getEutils } from "../state.js";
 import type { StoredDocument } from "../store/docs.js";
 import type { Corpus } from "./runtime.js";
@@ -64,8 +65,9 @@ export function toPaper(d: StoredDocument): Paper {
     journal: d.journal,
     pub_types: d.pubTypes,
     pdat: d.pdat,
-    edat: d.edat,
-    lr: d.lr,
+    // The one output date format (src/eutils/dates.ts): EDAT has a time in PubMed, LR is a day.
+    edat: isoDateTime(d.edat),
+    lr: isoDay(d.lr),
     pmcid: d.pmcid,
     quality: d.quality,
     version: d.version,
@@ -91,7 +93,7 @@ export async function readCheckpoint(
   const { store } = await getCorpus();
   const { getCheckpoint } = await import("../store/checkpoints.js");
   const cp = await getCheckpoint(store.db, queryKey);
-  return { query_key: queryKey, last_edat: cp?.lastEdat ?? null };
+  return { query_key: queryKey, last_edat: isoDateTime(cp?.lastEdat ?? null) };
 }
 
 export async function writeCheckpoint(

@@ -4,6 +4,7 @@
 import { parseEFetch } from "../eutils/parse/efetch.js";
 import type { Article } from "../eutils/types.js";
 import { getEutils } from "../state.js";
+import { articleOutput, type ArticleOutput } from "./article-output.js";
 
 export type DetailLevel = "abstract_plus" | "full_xml" | "medline_text" | "citation_data";
 
@@ -23,7 +24,7 @@ export interface EFetchDetails {
 }
 
 export type FetchOutput =
-  | { articles: Partial<Article>[]; notFoundPmids: string[]; eFetchDetails: EFetchDetails }
+  | { articles: ArticleOutput[]; notFoundPmids?: string[]; eFetchDetails: EFetchDetails }
   | { detailLevel: "full_xml" | "medline_text"; text: string; eFetchDetails: EFetchDetails };
 
 /** Fetches and parses records; shared by pubmed_fetch, pubmed_cite and the corpus sync. */
@@ -67,33 +68,15 @@ export async function fetchPubmed(input: FetchInput, signal: AbortSignal): Promi
     };
   }
   const { articles, details } = await fetchArticles(target, signal);
-  const shaped = articles.map((a) =>
-    detailLevel === "citation_data"
-      ? citationData(a)
-      : {
-          ...a,
-          meshTerms: input.includeMeshTerms ? a.meshTerms : [],
-          grantList: input.includeGrantInfo ? a.grantList : [],
-        },
-  );
-  return {
-    articles: shaped,
-    notFoundPmids: "pmids" in target ? notFound(target.pmids, articles) : [],
-    eFetchDetails: details,
+  const parts = {
+    citationOnly: detailLevel === "citation_data",
+    meshTerms: input.includeMeshTerms,
+    grants: input.includeGrantInfo,
   };
-}
-
-/** The fields a reference manager needs, without abstracts and indexing terms. */
-function citationData(a: Article): Partial<Article> {
+  const missing = "pmids" in target ? notFound(target.pmids, articles) : [];
   return {
-    pmid: a.pmid,
-    title: a.title,
-    authors: a.authors,
-    journalInfo: a.journalInfo,
-    publicationTypes: a.publicationTypes,
-    doi: a.doi,
-    pmcid: a.pmcid,
-    articleDates: a.articleDates,
-    isRetracted: a.isRetracted,
+    articles: articles.map((a) => articleOutput(a, parts)),
+    ...(missing.length > 0 && { notFoundPmids: missing }),
+    eFetchDetails: details,
   };
 }

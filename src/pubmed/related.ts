@@ -1,6 +1,7 @@
 /**
  * pubmed_related: ELink neighbours (similar, cited by, references) with ESummary details.
  */
+import { isoFromPubDate } from "../eutils/dates.js";
 import { parseELink } from "../eutils/parse/elink.js";
 import { parseESummary } from "../eutils/parse/esummary.js";
 import { getEutils } from "../state.js";
@@ -69,7 +70,7 @@ export async function relatedArticles(
         title: s?.title ?? "",
         authors: s?.authors ?? [],
         source: s?.source ?? "",
-        pubDate: s?.pubDate ?? "",
+        pubDate: isoFromPubDate(s?.pubDate ?? ""),
         score: link.score,
       });
     }

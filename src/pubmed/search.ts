@@ -2,6 +2,7 @@
  * pubmed_search: ESearch, then ESummary v2.0 for brief summaries of the first hits.
  */
 import { ValidationError } from "../errors.js";
+import { isoFromPubDate } from "../eutils/dates.js";
 import { parseESearch } from "../eutils/parse/esearch.js";
 import { parseESummary } from "../eutils/parse/esummary.js";
 import type { BriefSummary } from "../eutils/types.js";
@@ -85,7 +86,7 @@ export async function searchPubmed(input: SearchInput, signal: AbortSignal): Pro
       { signal },
     );
     const parsed = parseESummary(sum.body);
-    briefSummaries = parsed.summaries;
+    briefSummaries = parsed.summaries.map((b) => ({ ...b, pubDate: isoFromPubDate(b.pubDate) }));
     for (const e of parsed.errors) warnings.push(`No summary for PMID ${e.uid}: ${e.message}`);
   }
   return {

@@ -2,6 +2,7 @@
  * resource://pubmed/corpus — what the local evidence corpus holds: document and chunk counts, the
  * embedder its vectors were made with, and each saved query's checkpoint.
  */
+import { isoDateTime } from "../eutils/dates.js";
 import { getCorpus } from "../state.js";
 import { defineResource } from "./resource.js";
 
@@ -37,7 +38,10 @@ export const corpusResource = defineResource({
         },
         stores: { metadata: corpus.store.kind, vectors: corpus.vectors.kind },
         embeddingMismatch: corpus.mismatch,
-        checkpoints: checkpoints.map((c) => ({ query_key: c.queryKey, last_edat: c.lastEdat })),
+        checkpoints: checkpoints.map((c) => ({
+          query_key: c.queryKey,
+          last_edat: isoDateTime(c.lastEdat),
+        })),
       },
       null,
       2,

@@ -18,71 +18,65 @@ export const briefSummarySchema = z.object({
   doi: nullableText,
 });
 
+/** pubmed_fetch leaves out every null or empty field (src/pubmed/article-output.ts). */
+const text = z.string().optional();
+const texts = z.array(z.string()).optional();
+
 const authorSchema = z.object({
-  lastName: nullableText,
-  firstName: nullableText,
-  initials: nullableText,
-  collectiveName: nullableText,
-  orcid: nullableText,
-  affiliations: z.array(z.string()),
+  lastName: text,
+  firstName: text,
+  initials: text,
+  collectiveName: text,
+  orcid: text,
+  affiliations: texts,
 });
 
 const journalInfoSchema = z.object({
-  title: nullableText,
-  isoAbbreviation: nullableText,
-  issn: nullableText,
-  eissn: nullableText,
-  nlmId: nullableText,
-  volume: nullableText,
-  issue: nullableText,
-  pages: nullableText,
-  publicationDate: z.object({
-    year: nullableText,
-    month: nullableText,
-    day: nullableText,
-    medlineDate: nullableText,
-  }),
+  title: text,
+  isoAbbreviation: text,
+  issn: text,
+  eissn: text,
+  nlmId: text,
+  volume: text,
+  issue: text,
+  pages: text,
+  publicationDate: z.object({ year: text, month: text, day: text, medlineDate: text }).optional(),
 });
 
 const meshTermSchema = z.object({
   descriptorName: z.string(),
-  descriptorUi: nullableText,
+  descriptorUi: text,
   isMajorTopic: z.boolean(),
-  qualifiers: z.array(z.object({ name: z.string(), ui: nullableText, isMajorTopic: z.boolean() })),
+  qualifiers: z
+    .array(z.object({ name: z.string(), ui: text, isMajorTopic: z.boolean() }))
+    .optional(),
 });
 
 /**
- * A parsed PubMed record. The fields `detailLevel: "citation_data"` leaves out are optional; the
- * rest are always present.
+ * A parsed PubMed record: pmid, title and isRetracted always, any other field only when it has a
+ * value; `detailLevel: "citation_data"` leaves out abstracts, indexing terms and grants.
  */
 export const articleSchema = z.object({
   pmid: z.string(),
   title: z.string(),
-  abstractText: z.string().optional(),
+  abstractText: text,
   abstractSections: z
-    .array(z.object({ label: nullableText, nlmCategory: nullableText, text: z.string() }))
+    .array(z.object({ label: text, nlmCategory: text, text: z.string() }))
     .optional(),
-  authors: z.array(authorSchema),
-  journalInfo: journalInfoSchema,
-  publicationTypes: z.array(z.string()),
-  keywords: z.array(z.string()).optional(),
+  authors: z.array(authorSchema).optional(),
+  journalInfo: journalInfoSchema.optional(),
+  publicationTypes: texts,
+  keywords: texts,
   meshTerms: z.array(meshTermSchema).optional(),
   grantList: z
-    .array(
-      z.object({
-        grantId: nullableText,
-        acronym: nullableText,
-        agency: nullableText,
-        country: nullableText,
-      }),
-    )
+    .array(z.object({ grantId: text, acronym: text, agency: text, country: text }))
     .optional(),
-  doi: nullableText,
-  pmcid: nullableText,
-  articleDates: z.object({ edat: nullableText, lr: nullableText, pubmed: nullableText }),
+  doi: text,
+  pmcid: text,
+  articleDates: z.object({ edat: text, lr: text, pubmed: text }).optional(),
   isRetracted: z.boolean(),
-  commentsCorrections: z.array(z.object({ refType: z.string(), pmid: nullableText })).optional(),
-  citationSubsets: z.array(z.string()).optional(),
-  languages: z.array(z.string()).optional(),
+  commentsCorrections: z.array(z.object({ refType: z.string(), pmid: text })).optional(),
+  citationSubsets: texts,
+  languages: texts,
   recordType: z.enum(["PubmedArticle", "PubmedBookArticle"]).optional(),
 });

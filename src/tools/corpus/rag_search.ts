@@ -1,7 +1,35 @@
 import { z } from "zod";
 import { searchCorpus } from "../../corpus/service.js";
+import type { RagResult } from "../../corpus/search.js";
 import { flag, numeric, requiredText } from "../params.js";
 import { defineTool } from "../tool.js";
+
+/** Four significant digits: a reader compares scores, not their last bits (ranking is exact). */
+const round = (x: number | null): number | null => (x === null ? null : Number(x.toPrecision(4)));
+
+/**
+ * A result as the tool returns it (issue 10, "Outputs an agent can afford"): the title is given
+ * once, not again at the head of the passage (every stored chunk starts with it so it reads and
+ * embeds on its own; the index keeps it), and the chunk's point id only when asked for.
+ */
+function shape(r: RagResult, includeUuid: boolean) {
+  const text =
+    r.text === r.title
+      ? ""
+      : r.text.startsWith(`${r.title}\n`)
+        ? r.text.slice(r.title.length + 1)
+        : r.text;
+  return {
+    doc_id: r.doc_id,
+    ...(includeUuid && { uuid: r.uuid }),
+    sim: round(r.sim),
+    bm25: round(r.bm25),
+    quality: r.quality,
+    score: round(r.score) ?? 0,
+    title: r.title,
+    text,
+  };
+}
 
 export const ragSearch = defineTool({
   name: "rag_search",
@@ -9,19 +37,23 @@ export const ragSearch = defineTool({
     "Search the local evidence corpus (papers synced with pubmed_sync_delta) by meaning and " +
     "keywords: hybrid dense + BM25 retrieval, best passage per paper, boosted by evidence quality " +
     "(study design, recency, journal, human studies) unless quality_bias is false. Retracted papers " +
-    "are excluded. Works offline. Returns doc_id, passage text, scores. Follow up with rag_get. " +
-    'Example: {"query": "metformin effect on lifespan in humans", "top_k": 5}.',
+    "are excluded. Works offline. Returns per paper doc_id, title, the passage text (without the " +
+    "title) and scores to 4 significant digits; the chunk uuid only with include_uuid. Follow up " +
+    'with rag_get. Example: {"query": "metformin effect on lifespan in humans", "top_k": 5}.',
   annotations: { title: "Search the local corpus", readOnlyHint: true, openWorldHint: false },
   parameters: z.object({
     query: requiredText().describe("What to look for, in plain words."),
-    top_k: numeric(z.int().min(1).max(100).default(20)).describe("Papers to return (1–100)."),
+    top_k: numeric(z.int().min(1).max(100).default(10)).describe("Papers to return (1–100)."),
     quality_bias: flag(z.boolean().default(true)).describe("Boost higher-quality evidence."),
+    include_uuid: flag(z.boolean().default(false)).describe(
+      "Also return each passage's chunk uuid (its vector-store point id).",
+    ),
   }),
   output: z.object({
     results: z.array(
       z.object({
         doc_id: z.string(),
-        uuid: z.string(),
+        uuid: z.string().optional(),
         sim: z.number().nullable(),
         bm25: z.number().nullable(),
         quality: z.number(),
@@ -31,5 +63,8 @@ export const ragSearch = defineTool({
       }),
     ),
   }),
-  execute: (args, { signal }) => searchCorpus(args.query, args.top_k, args.quality_bias, signal),
+  execute: async (args, { signal }) => {
+    const { results } = await searchCorpus(args.query, args.top_k, args.quality_bias, signal);
+    return { results: results.map((r) => shape(r, args.include_uuid)) };
+  },
 });

@@ -17,11 +17,12 @@ export const pubmedFetch = defineTool({
   name: "pubmed_fetch",
   description:
     "Fetch full PubMed records (NCBI EFetch) by PMID, or a page of a search history (webEnv + " +
-    "queryKey). abstract_plus (default) returns parsed articles: title, abstract with its labelled " +
-    "sections, authors with ORCID and affiliations, journal, dates, DOI, PMC id, MeSH terms, " +
-    "publication types, retraction status and comments/corrections; citation_data returns only " +
-    "bibliographic fields; full_xml and medline_text return NCBI's raw text. PMIDs with no record " +
-    'are listed in notFoundPmids. Up to 200 PMIDs per call. Example: {"pmids": ["31452104"]}.',
+    "queryKey). abstract_plus (default) returns parsed articles: title, abstract (abstractSections " +
+    "only for structured abstracts), authors with ORCID and affiliations, journal, dates, DOI, PMC " +
+    "id, MeSH terms, publication types, retraction status and comments/corrections; citation_data " +
+    "returns only bibliographic fields; full_xml and medline_text return NCBI's raw text. Empty " +
+    "fields are left out; dates are ISO-8601. PMIDs with no record are listed in notFoundPmids. " +
+    'Up to 200 PMIDs per call. Example: {"pmids": ["31452104"]}.',
   annotations: { title: "Fetch PubMed records", ...READ_ONLY_LIVE },
   parameters: z
     .object({
@@ -53,8 +54,8 @@ export const pubmedFetch = defineTool({
     }),
   output: fetchOutput,
   execute: async (args, { signal }) =>
-    // citation_data's Partial<Article> always holds the fields articleSchema requires (see
-    // citationData in src/pubmed/fetch.ts); __tests__/tools/output-schemas.test.ts checks it.
+    // src/pubmed/article-output.ts builds what articleSchema declares;
+    // __tests__/tools/output-schemas.test.ts checks it on synthetic and recorded records.
     (await fetchPubmed(
       {
         target: args.pmids
