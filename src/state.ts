@@ -6,10 +6,14 @@ import type { Config } from "./config.js";
 import type { Corpus } from "./corpus/runtime.js";
 import { EutilsClient } from "./eutils/client.js";
 import { setLogLevel } from "./log.js";
+import { ServiceClients } from "./services/clients.js";
+import type { PoliteClient } from "./services/polite-client.js";
 
 export interface State {
   config: Config;
   eutils: EutilsClient;
+  /** Europe PMC, Unpaywall and PubTator clients, each built on first use. */
+  services: ServiceClients;
   startedAt: Date;
   /** Named readiness probes (metadata store, vector store, embedder…) for GET /readyz. */
   readiness: Record<string, () => Promise<void>>;
@@ -46,6 +50,7 @@ export async function initState(config: Config): Promise<State> {
   current = {
     config,
     eutils,
+    services: new ServiceClients(config),
     startedAt: new Date(),
     corpus,
     readiness: {
@@ -72,6 +77,10 @@ function need(): State {
 export const getState = (): State => need();
 export const getConfig = (): Config => need().config;
 export const getEutils = (): EutilsClient => need().eutils;
+export const getEuropePmc = (): PoliteClient => need().services.europePmc;
+/** Undefined without UNPAYWALL_EMAIL (the Unpaywall tier is then skipped). */
+export const getUnpaywall = (): PoliteClient | undefined => need().services.unpaywall;
+export const getPubtator = (): PoliteClient => need().services.pubtator;
 export const getCorpus = (): Promise<Corpus> => need().corpus();
 export const getReadiness = (): State["readiness"] => need().readiness;
 

@@ -12,6 +12,8 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config.js";
 import { EutilsClient, type ClientDeps } from "../../src/eutils/client.js";
 import { createSession } from "../../src/server.js";
+import { ServiceClients } from "../../src/services/clients.js";
+import type { ClientDeps as ServiceDeps } from "../../src/services/polite-client.js";
 import { closeState, setStateForTests } from "../../src/state.js";
 import { startFakeEutils, type FakeEutils, type Route } from "./fake-eutils.js";
 import { REPO_DIR } from "./paths.js";
@@ -44,12 +46,15 @@ export async function startHarness(
     fake?: FakeEutils;
     /** The E-utilities client's injected parts, e.g. `{ backoffBaseMs: 10 }` for quick retries. */
     eutils?: ClientDeps;
+    /** The same for the Europe PMC, Unpaywall and PubTator clients. */
+    services?: ServiceDeps;
   } = {},
 ): Promise<Harness> {
   const fake = opts.fake ?? (await startFakeEutils({ routes: opts.routes }));
   const dataDir = mkdtempSync(join(tmpdir(), "pubmed-mcp-test-"));
   const state = await setStateForTests(loadConfig(testEnv(fake, dataDir, opts.env)));
   if (opts.eutils) state.eutils = new EutilsClient(state.config.ncbi, opts.eutils);
+  if (opts.services) state.services = new ServiceClients(state.config, opts.services);
   const session = createSession();
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await session.connect(serverTransport);
