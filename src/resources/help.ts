@@ -24,6 +24,8 @@ const LIMITS = `- NCBI allows 3 requests/s without an API key and 10 with one; t
   stay under the ceiling (see \`resource://pubmed/info\`), so prefer fewer, larger calls.
 - \`pubmed_search\` pages reach at most 10,000 records (\`offset\` ≤ 9,998); sync covers bigger sets.
 - \`pubmed_fetch\` takes 1–200 PMIDs; \`pubmed_cite\` 1–50; \`pubmed_match_citations\` 1–25 citations.
+- Answers are compact: empty fields are left out, dates are ISO-8601; \`rag_search\` returns 10 papers
+  unless \`top_k\` says otherwise (up to 100), and a chunk \`uuid\` only with \`include_uuid\`.
 - Identical live calls are answered from a cache (EInfo and records for a day, searches for an hour).
 - Errors come back as a tool result \`{"error": {"code", "message", "details"}}\` saying how to fix the call
   (\`arguments\` must be a JSON object). An unknown tool, prompt or completion reference is a
