@@ -28,7 +28,8 @@ export function dayNumber(day: string | null | undefined): string | null {
 /**
  * A PubMed display date ("2019 Aug 28", "2019 Aug", "2019 Spring", "1998 Dec-1999 Jan",
  * "2019 Aug 28-Sep 3") → "2019-08-28", "2019-08", "2019", "1998-12", "2019-08-28": a season reads as
- * its year, a range as its start. Text with no leading year is returned as given.
+ * its year, a range as its start, a day the month does not have as the month. Text with no leading
+ * year is returned as given.
  */
 export function isoFromPubDate(text: string): string {
   const m = /^\s*(\d{4})(?:[\s/-]+([A-Za-z]{3,}|\d{1,2})(?:[\s/-]+(\d{1,2})(?!\d))?)?/.exec(text);
@@ -36,7 +37,8 @@ export function isoFromPubDate(text: string): string {
   const month = monthNumber(m[2]);
   if (!month) return m[1];
   const day = dayNumber(m[3]);
-  return day ? `${m[1]}-${month}-${day}` : `${m[1]}-${month}`;
+  const real = day && new Date(`${m[1]}-${month}-${day}T00:00:00Z`).getUTCDate() === Number(day);
+  return real ? `${m[1]}-${month}-${day}` : `${m[1]}-${month}`;
 }
 
 /** An instant as "YYYY-MM-DDTHH:MM:SSZ", keeping milliseconds only when there are any. */

@@ -5,29 +5,30 @@ import { flag, numeric, requiredText } from "../params.js";
 import { defineTool } from "../tool.js";
 
 /** Four significant digits: a reader compares scores, not their last bits (ranking is exact). */
-const round = (x: number | null): number | null => (x === null ? null : Number(x.toPrecision(4)));
+const round = (x: number): number => Number(x.toPrecision(4));
+
+/** The passage without the title every stored chunk starts with (src/corpus/chunk.ts). */
+function passage(r: RagResult): string {
+  const title = r.title.trim();
+  if (r.text === title) return ""; // a record with no abstract is indexed by its title alone
+  return r.text.startsWith(`${title}\n`) ? r.text.slice(title.length + 1) : r.text;
+}
 
 /**
- * A result as the tool returns it (issue 10, "Outputs an agent can afford"): the title is given
- * once, not again at the head of the passage (every stored chunk starts with it so it reads and
- * embeds on its own; the index keeps it), and the chunk's point id only when asked for.
+ * A result as the tool returns it (issue 10, "Outputs an agent can afford"): the title once, not
+ * again at the head of the passage (the index keeps it there, so a chunk reads and embeds on its
+ * own), and the chunk's point id only when asked for: doc_id is what rag_get takes.
  */
 function shape(r: RagResult, includeUuid: boolean) {
-  const text =
-    r.text === r.title
-      ? ""
-      : r.text.startsWith(`${r.title}\n`)
-        ? r.text.slice(r.title.length + 1)
-        : r.text;
   return {
     doc_id: r.doc_id,
     ...(includeUuid && { uuid: r.uuid }),
-    sim: round(r.sim),
-    bm25: round(r.bm25),
+    sim: r.sim === null ? null : round(r.sim),
+    bm25: r.bm25 === null ? null : round(r.bm25),
     quality: r.quality,
-    score: round(r.score) ?? 0,
+    score: round(r.score),
     title: r.title,
-    text,
+    text: passage(r),
   };
 }
 
