@@ -227,7 +227,8 @@ async function readParams(
   return { utility, params };
 }
 
-function send(res: ServerResponse, reply: FakeReply): void {
+/** Writes `reply` (also used by the fake literature services, fake-literature.ts). */
+export function send(res: ServerResponse, reply: FakeReply): void {
   if (reply.hangup) {
     res.socket?.destroy();
     return;
@@ -254,7 +255,8 @@ function guessType(body: string): string {
   return "text/plain; charset=UTF-8";
 }
 
-function maxInWindow(requests: FakeRequest[], ms: number): number {
+/** The most of `requests` that arrived within any sliding window of `ms`. */
+export function maxInWindow(requests: readonly { at: number }[], ms: number): number {
   const times = requests.map((r) => r.at).sort((a, b) => a - b);
   let best = 0;
   let lo = 0;

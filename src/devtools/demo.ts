@@ -21,6 +21,9 @@ const port = process.env.MCP_HTTP_PORT ?? "3000";
 const env = {
   ...process.env,
   NCBI_EUTILS_BASE_URL: ncbi.baseUrl,
+  // The literature services are synthetic too (same port); Unpaywall needs an address to answer.
+  ...ncbi.env,
+  UNPAYWALL_EMAIL: process.env.UNPAYWALL_EMAIL ?? "demo@example.org",
   PUBMED_MCP_DATA_DIR: process.env.PUBMED_MCP_DATA_DIR ?? join(tmpdir(), "pubmed-mcp-demo"),
   MCP_TRANSPORT: stdio ? "stdio" : "http",
   MCP_HTTP_PORT: port,

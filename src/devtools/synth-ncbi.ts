@@ -9,6 +9,7 @@
 import { CitationIndex, espellReply } from "./synth-citmatch.js";
 import { PUBMED_REACH, REACH_ERROR, SynthHistory, runSearch, searchSpec } from "./synth-esearch.js";
 import { medlineText } from "./synth-medline.js";
+import { synthOtherDbs } from "./synth-ncbi-dbs.js";
 import {
   type ELinkSet,
   einfoXml,
@@ -49,6 +50,8 @@ export function synthHandler(corpus: SynthCorpus): (req: SynthRequest) => SynthR
   const history = new SynthHistory(corpus.seed);
   const citations = new CitationIndex(corpus);
   const now = corpus.now.getTime();
+  // db=pmc (JATS) and db=mesh, for the reading tools; every other db is pubmed or refused.
+  const otherDbs = synthOtherDbs(corpus);
 
   /** Ids named by `id`, or a page of a stored result set (capped at PubMed's reach). */
   const target = (p: Record<string, string>, root: string): string[] | SynthReply => {
@@ -195,7 +198,7 @@ export function synthHandler(corpus: SynthCorpus): (req: SynthRequest) => SynthR
       .replace(/\.f?cgi$/, "")
       .toLowerCase();
     const run = Object.hasOwn(utilities, name) ? utilities[name] : undefined;
-    return run ? run(req.params) : undefined;
+    return run ? (otherDbs(name, req.params) ?? run(req.params)) : undefined;
   };
 }
 

@@ -2,15 +2,19 @@
  * The synthetic NCBI behind a real HTTP server on loopback, for the offline demo and benchmarks
  * (tests use __tests__/helpers/fake-eutils.ts, which adds fault injection). Optional latency and
  * a request ceiling imitate NCBI: over `maxRps` requests in a sliding second get HTTP 429 with
- * NCBI's rate-limit body.
+ * NCBI's rate-limit body. The literature services (PMC ID Converter, Europe PMC, Unpaywall,
+ * PubTator) are served on the same port under their own paths; `env` points the server at them.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { SYNTH_BASES, synthLiterature } from "./synth-literature.js";
 import { synthHandler } from "./synth-ncbi.js";
 import type { SynthCorpus } from "./synth.js";
 
 export interface SynthServer {
   baseUrl: string;
+  /** The literature services' base URLs on this server (NCBI_IDCONV_BASE_URL, EUROPEPMC_BASE_URL, …). */
+  env: Record<string, string>;
   /** Requests received (including refused ones). */
   requests: number;
   /** Requests refused with 429 for exceeding maxRps. */
@@ -23,6 +27,7 @@ export async function startSynthServer(
   opts: { host?: string; port?: number; latencyMs?: number; maxRps?: number } = {},
 ): Promise<SynthServer> {
   const handle = synthHandler(corpus);
+  const literature = synthLiterature(corpus);
   const starts: number[] = [];
   const state = { requests: 0, refused: 0 };
   const server = createServer((req, res) => {
@@ -51,7 +56,8 @@ export async function startSynthServer(
             body: '{"error":"API rate limit exceeded","count":"11"}',
             contentType: "application/json",
           }
-        : (handle({ utility, params }) ?? {
+        : (literature(url.pathname, params) ??
+          handle({ utility, params }) ?? {
             status: 404,
             body: `no such utility: ${utility}`,
             contentType: "text/plain",
@@ -69,6 +75,12 @@ export async function startSynthServer(
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}/entrez/eutils`,
+    env: {
+      NCBI_IDCONV_BASE_URL: `http://127.0.0.1:${port}${SYNTH_BASES.idconv}`,
+      EUROPEPMC_BASE_URL: `http://127.0.0.1:${port}${SYNTH_BASES.europepmc.replace(/\/$/, "")}`,
+      UNPAYWALL_BASE_URL: `http://127.0.0.1:${port}${SYNTH_BASES.unpaywall.replace(/\/$/, "")}`,
+      PUBTATOR_BASE_URL: `http://127.0.0.1:${port}${SYNTH_BASES.pubtator.replace(/\/$/, "")}`,
+    },
     get requests() {
       return state.requests;
     },

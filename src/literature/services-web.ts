@@ -164,7 +164,8 @@ export async function unpaywallLookup(
       okStatuses: [404, 422],
     },
   );
-  return parseUnpaywall(reply.body, reply.status);
+  // Error bodies may quote the request's email back; it never reaches a message.
+  return parseUnpaywall(client.redact(reply.body), reply.status);
 }
 
 /** PubTator's export takes at most this many PMIDs per request. */
