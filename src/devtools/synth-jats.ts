@@ -79,6 +79,11 @@ function body(r: SynthRecord): string {
   const results = part(/result|finding/i)?.markup;
   const conclusions = part(/conclusion|interpretation/i)?.markup;
   const title = r.title.replace(/\.$/, "");
+  // Records without an abstract still get a Results paragraph (a section needs text to count).
+  const resultsText =
+    results !== undefined || all.length === 0
+      ? p(results, "The main findings are summarised in Table 1.")
+      : `<p>${all.join(" ")}</p>`;
   return (
     `<body>` +
     `<sec id="s1"><title>Introduction</title>${p(background, `This study concerns ${title}.`)}` +
@@ -86,7 +91,7 @@ function body(r: SynthRecord): string {
     `<sec id="s2"><title>Methods</title>` +
     `<sec id="s2-1"><title>Study design</title>${p(methods, "A synthetic study design.")}</sec>` +
     `<sec id="s2-2"><title>Statistical analysis</title><p>Estimates are given with 95% confidence intervals; <italic>p</italic> &lt; 0.05 was considered significant.</p></sec></sec>` +
-    `<sec id="s3"><title>Results</title>${p(results, all.join(" "))}` +
+    `<sec id="s3"><title>Results</title>${resultsText}` +
     `<fig id="F1"><label>Figure 1</label><caption><p>Main outcome by group (synthetic data).</p></caption></fig>` +
     `<table-wrap id="T1"><label>Table 1</label><caption><p>Characteristics of the participants.</p></caption>` +
     `<table><tr><th>Group</th><th>n</th></tr><tr><td>Intervention</td><td>120</td></tr><tr><td>Control</td><td>118</td></tr></table></table-wrap></sec>` +
