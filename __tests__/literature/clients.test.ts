@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@jest/glo
 import { loadConfig } from "../../src/config.js";
 import { NotFoundError, RateLimitError, UpstreamError, ValidationError } from "../../src/errors.js";
 import { EutilsClient } from "../../src/eutils/client.js";
+import { setDeadline } from "../../src/eutils/limiter.js";
 import { parseIdconvReply } from "../../src/literature/idconv.js";
 import {
   convertIds,
@@ -296,6 +297,19 @@ describe("polite client behaviour per service", () => {
     // 3 per second: the 7th export cannot start before two windows have passed.
     expect(europeAt).toBeLessThan(lit.requests.lastIndexOf(pubtator[6]!));
     expect(lit.maxInAnyWindow("pubtator", 800)).toBeLessThanOrEqual(3);
+  });
+
+  it("ends a call at its deadline with UPSTREAM naming the service", async () => {
+    lit.route((req) =>
+      req.path === "search" ? { body: '{"hitCount":0}', delayMs: 3000 } : undefined,
+    );
+    const signal = setDeadline(AbortSignal.timeout(200), performance.now() + 200);
+    const err = await europePmcSearch("slow", { signal }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UpstreamError);
+    expect((err as Error).message).toMatch(
+      /^Europe PMC did not answer within \d+ s \(NCBI_DEADLINE_MS\)/,
+    );
+    expect((err as UpstreamError).details).toEqual({ service: "europepmc" });
   });
 
   it("answers a repeated request from the cache", async () => {

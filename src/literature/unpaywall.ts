@@ -1,5 +1,5 @@
 /**
- * Unpaywall v2 DOI lookups (GET {UNPAYWALL_BASE_URL}/v2/{doi}?email={UNPAYWALL_EMAIL}): the best
+ * Unpaywall v2 DOI lookups (GET {UNPAYWALL_BASE_URL}/{doi}?email={UNPAYWALL_EMAIL}, the base ending in /v2): the best
  * open-access location of a DOI, as a link with its licence — Unpaywall has no text. The reply's
  * other locations, authors and journal fields are left out to keep the answer short.
  */
