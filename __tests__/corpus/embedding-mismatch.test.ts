@@ -141,12 +141,15 @@ describeEachBackend("changing the embedder", (kind) => {
       input_type: "search_query",
       texts: [title],
     });
-    // The dense similarity is the cosine of the fake Cohere's vectors for query and passage.
+    // The dense similarity is the cosine of the fake Cohere's vectors for query and passage (the
+    // chunk as indexed: the title, then the passage rag_search returns without it), to the 4
+    // significant digits rag_search gives.
     const q = fakeVector(title, "search_query", 1536);
-    const d = fakeVector(top?.text ?? "", "search_document", 1536);
+    const chunk = top?.text ? `${top.title}\n${top.text}` : (top?.title ?? "");
+    const d = fakeVector(chunk, "search_document", 1536);
     expect(top?.sim).toBeCloseTo(
       q.reduce((s, x, i) => s + x * (d[i] ?? 0), 0),
-      4,
+      3,
     );
 
     // The new embedder is remembered: it syncs again without another reindex.
