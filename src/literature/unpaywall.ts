@@ -1,7 +1,8 @@
 /**
- * Unpaywall v2 DOI lookups (GET {UNPAYWALL_BASE_URL}/{doi}?email={UNPAYWALL_EMAIL}, the base ending in /v2): the best
- * open-access location of a DOI, as a link with its licence — Unpaywall has no text. The reply's
- * other locations, authors and journal fields are left out to keep the answer short.
+ * Unpaywall v2 DOI lookups (GET {UNPAYWALL_BASE_URL}/{doi}?email={UNPAYWALL_EMAIL}; the base
+ * URL ends in /v2): the best open-access location of a DOI, as a link with its licence —
+ * Unpaywall has no text. The reply's other locations, authors and journal fields are left out to
+ * keep the answer short.
  */
 import { z } from "zod";
 import { NotFoundError, UpstreamError } from "../errors.js";
