@@ -1,9 +1,13 @@
 /**
- * pubmed_related: ELink neighbours (similar, cited by, references) with ESummary details.
+ * pubmed_related: ELink neighbours (similar, cited by, references) with ESummary details. When
+ * ELink has no cited-by or reference links (PubMed has them only for some journals), Europe PMC's
+ * citations/references of the record stand in, and the answer says so (`source`, `note`).
  */
+import { RateLimitError, UpstreamError } from "../errors.js";
 import { isoFromPubDate } from "../eutils/dates.js";
 import { parseELink } from "../eutils/parse/elink.js";
 import { parseESummary } from "../eutils/parse/esummary.js";
+import { europePmcLinks } from "../literature/services.js";
 import { getEutils } from "../state.js";
 
 export type Relationship = "similar" | "cited_by" | "references";
@@ -28,6 +32,10 @@ export interface RelatedOutput {
   relationship: Relationship;
   totalFound: number;
   related: RelatedArticle[];
+  /** "europepmc" when ELink had no links and Europe PMC's were used instead. */
+  source?: "europepmc";
+  /** Why the answer is not ELink's: the fallback taken, or why it could not be. */
+  note?: string;
 }
 
 export async function relatedArticles(
@@ -54,6 +62,9 @@ export async function relatedArticles(
   const links = (parsed.linkSets.find((s) => s.linkName === linkName)?.links ?? []).filter(
     (l) => l.pmid !== pmid, // NCBI lists the article itself as its own best "similar" match
   );
+  if (links.length === 0 && relationship !== "similar") {
+    return fromEuropePmc(pmid, relationship, maxResults, signal);
+  }
   const top = links.slice(0, maxResults);
   const related: RelatedArticle[] = [];
   if (top.length > 0) {
@@ -76,4 +87,58 @@ export async function relatedArticles(
     }
   }
   return { sourcePmid: pmid, relationship, totalFound: links.length, related };
+}
+
+/**
+ * Europe PMC's citations (for cited_by) or references of MED/{pmid}. Entries without a PMID
+ * (preprints, books, unmatched references) cannot be related PubMed articles and are counted in the
+ * note. A Europe PMC failure leaves ELink's empty answer standing, with the reason in the note.
+ */
+async function fromEuropePmc(
+  pmid: string,
+  relationship: Exclude<Relationship, "similar">,
+  maxResults: number,
+  signal: AbortSignal,
+): Promise<RelatedOutput> {
+  const what = relationship === "cited_by" ? "cited-by" : "reference";
+  const none = `PubMed (ELink) has no ${what} links for PMID ${pmid}`;
+  const kind = relationship === "cited_by" ? "citations" : "references";
+  let found: Awaited<ReturnType<typeof europePmcLinks>>;
+  try {
+    found = await europePmcLinks(pmid, kind, { signal, pageSize: maxResults });
+  } catch (err) {
+    if (signal.aborted || !(err instanceof RateLimitError || err instanceof UpstreamError)) {
+      throw err;
+    }
+    const note = `${none}, and Europe PMC could not be asked: ${err.message}`;
+    return { sourcePmid: pmid, relationship, totalFound: 0, related: [], note };
+  }
+  const related = found.items.flatMap((item): RelatedArticle[] =>
+    item.pmid === undefined
+      ? []
+      : [
+          {
+            pmid: item.pmid,
+            title: item.title ?? "",
+            authors: (item.authors ?? "").split(/,\s*/).filter((a) => a !== "" && a !== "et al."),
+            source: item.journal ?? "",
+            pubDate: item.year ?? "",
+            score: null,
+          },
+        ],
+  );
+  const withoutPmid = found.items.length - related.length;
+  const note =
+    found.hitCount === 0
+      ? `${none}, and Europe PMC has none either.`
+      : `${none}; these are Europe PMC's ${kind} of MED/${pmid} (${found.hitCount} in all` +
+        (withoutPmid > 0 ? `; ${withoutPmid} without a PMID left out).` : ").");
+  return {
+    sourcePmid: pmid,
+    relationship,
+    totalFound: found.hitCount,
+    related,
+    source: "europepmc",
+    note,
+  };
 }

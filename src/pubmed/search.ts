@@ -76,7 +76,7 @@ export async function searchPubmed(input: SearchInput, signal: AbortSignal): Pro
   };
   const res = await eutils.request("esearch", params, { signal });
   const found = parseESearch(res.body);
-  const warnings = [...found.warnings];
+  const warnings = [...found.warnings, ...meshHint(found.warnings)];
   let briefSummaries: BriefSummary[] = [];
   const summaryIds = found.ids.slice(0, input.fetchBriefSummaries);
   if (summaryIds.length > 0) {
@@ -99,4 +99,23 @@ export async function searchPubmed(input: SearchInput, signal: AbortSignal): Pro
     warnings,
     eSearchUrl: res.url,
   };
+}
+
+/**
+ * NCBI's ErrorList names phrases and fields it did not find (src/eutils/parse/esearch.ts words them
+ * "Phrase not found: …", "Field not found: …"); one more warning points the agent at the tools that
+ * mend such a query.
+ */
+export function meshHint(warnings: readonly string[]): string[] {
+  const missing = warnings
+    .map((w) => /^(Quoted phrase|Phrase|Field) not found: "(.*)"$/.exec(w))
+    .filter((m) => m !== null);
+  if (missing.length === 0) return [];
+  const phrase = missing.find((m) => m[1] !== "Field")?.[2];
+  const example = phrase ? ` (${JSON.stringify({ term: phrase })})` : "";
+  return [
+    `Some of the query was not found: pubmed_mesh${example} gives MeSH headings, their entry ` +
+      'terms and a ready search tag such as "Asthma"[Mesh]; pubmed_spell checks spelling; ' +
+      "field tags are e.g. [tiab], [mh], [au].",
+  ];
 }

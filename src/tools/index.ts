@@ -7,9 +7,12 @@ import { corpusCheckpointSet } from "./corpus/corpus_checkpoint_set.js";
 import { pubmedSyncDelta } from "./corpus/pubmed_sync_delta.js";
 import { ragGet } from "./corpus/rag_get.js";
 import { ragSearch } from "./corpus/rag_search.js";
+import { europepmcSearch } from "./pubmed/europepmc_search.js";
+import { pubmedAnnotations } from "./pubmed/pubmed_annotations.js";
 import { pubmedCite } from "./pubmed/pubmed_cite.js";
 import { pubmedFetch } from "./pubmed/pubmed_fetch.js";
 import { pubmedMatchCitations } from "./pubmed/pubmed_match_citations.js";
+import { pubmedMesh } from "./pubmed/pubmed_mesh.js";
 import { pubmedRelated } from "./pubmed/pubmed_related.js";
 import { pubmedSearch } from "./pubmed/pubmed_search.js";
 import { pubmedSpell } from "./pubmed/pubmed_spell.js";
@@ -24,6 +27,9 @@ export const TOOLS: readonly ToolDef[] = [
   pubmedSpell,
   pubmedMatchCitations,
   pubmedTrend,
+  pubmedMesh,
+  europepmcSearch,
+  pubmedAnnotations,
   pubmedSyncDelta,
   ragSearch,
   ragGet,

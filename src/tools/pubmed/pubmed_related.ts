@@ -11,7 +11,9 @@ export const pubmedRelated = defineTool({
   description:
     "Find articles linked to one PubMed article (NCBI ELink): 'similar' (PubMed's related-articles " +
     "ranking, with scores), 'cited_by' (PubMed articles citing it) or 'references' (articles it " +
-    "cites, where PubMed has them). Returns PMIDs with title, authors, journal and date. Example: " +
+    "cites, where PubMed has them). Returns PMIDs with title, authors, journal and date. When " +
+    "PubMed has no cited-by or reference links, Europe PMC's are returned instead, marked " +
+    'source "europepmc" with a note. Example: ' +
     '{"pmid": "31452104", "relationship": "similar", "maxResults": 5}.',
   annotations: { title: "Related PubMed articles", ...READ_ONLY_LIVE },
   parameters: z.object({
@@ -35,6 +37,8 @@ export const pubmedRelated = defineTool({
         score: z.number().nullable(),
       }),
     ),
+    source: z.literal("europepmc").optional(),
+    note: z.string().optional(),
   }),
   execute: (args, { signal }) =>
     relatedArticles(args.pmid, args.relationship, args.maxResults, signal),

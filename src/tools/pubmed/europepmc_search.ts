@@ -1,0 +1,65 @@
+import { z } from "zod";
+import { europePmcSearchSchema } from "../../literature/europepmc.js";
+import { EUROPE_PMC_SOURCES, europePmcSearch } from "../../literature/services.js";
+import { READ_ONLY_LIVE, numeric, requiredText } from "../params.js";
+import { defineTool } from "../tool.js";
+
+/** Europe PMC's sort parameter for each of ours; relevance is its default (no sort sent). */
+const SORT = {
+  relevance: undefined,
+  cited: "CITED desc",
+  newest: "P_PDATE_D desc",
+} as const;
+
+export const europepmcSearch = defineTool({
+  name: "europepmc_search",
+  description:
+    "Search Europe PMC (REST), which holds PubMed plus preprints, PMC full texts, patents, theses " +
+    "and more, with Europe PMC query syntax: fields like TITLE:, ABSTRACT:, AUTH:, PUB_YEAR:[2020 " +
+    'TO 2024], OPEN_ACCESS:y, EXT_ID:, boolean operators. Use it for preprints (sources ["PPR"]), ' +
+    "for citation counts, or to reach beyond PubMed; use pubmed_search for PubMed itself. Each hit " +
+    "carries its source and id, PMID/PMCID/DOI where known, citedByCount, and retracted/preprint " +
+    'flags; resultType "core" adds abstracts cut to abstractChars. Page on with the returned ' +
+    "nextCursorMark (absent on the last page), repeating query, sources and sort. Example: " +
+    '{"query": "long covid AND PUB_YEAR:[2023 TO 2024]", "sources": ["PPR"], "pageSize": 5}.',
+  annotations: { title: "Search Europe PMC", ...READ_ONLY_LIVE },
+  parameters: z.object({
+    query: requiredText().describe('Europe PMC query, e.g. "TITLE:crispr AND OPEN_ACCESS:y".'),
+    sources: z
+      .array(z.enum(EUROPE_PMC_SOURCES))
+      .min(1)
+      .optional()
+      .describe(
+        "Only these sources: MED (PubMed), PMC, PPR (preprints), AGR (Agricola), CBA (Chinese " +
+          "Biological Abstracts), CTX (CiteXplore), ETH (EThOS theses), HIR (NHS guidelines), PAT " +
+          "(patents). All when omitted.",
+      ),
+    pageSize: numeric(z.int().min(1).max(100).default(10)).describe("Hits per page (1–100)."),
+    cursorMark: z
+      .string()
+      .trim()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe("The previous page's nextCursorMark; omit for the first page."),
+    resultType: z
+      .enum(["lite", "core"])
+      .default("lite")
+      .describe("lite: bibliographic fields; core: also abstracts."),
+    abstractChars: numeric(z.int().min(100).max(5000).default(600)).describe(
+      "core only: most characters of each abstract (cut at a word).",
+    ),
+    sort: z.enum(["relevance", "cited", "newest"]).default("relevance").describe("Order of hits."),
+  }),
+  output: europePmcSearchSchema,
+  execute: (args, { signal }) =>
+    europePmcSearch(args.query, {
+      signal,
+      sources: args.sources ? [...new Set(args.sources)] : undefined,
+      cursorMark: args.cursorMark,
+      pageSize: args.pageSize,
+      resultType: args.resultType,
+      abstractChars: args.abstractChars,
+      sort: SORT[args.sort],
+    }),
+});
