@@ -10,7 +10,9 @@ import { ragSearch } from "./corpus/rag_search.js";
 import { europepmcSearch } from "./pubmed/europepmc_search.js";
 import { pubmedAnnotations } from "./pubmed/pubmed_annotations.js";
 import { pubmedCite } from "./pubmed/pubmed_cite.js";
+import { pubmedConvertIds } from "./pubmed/pubmed_convert_ids.js";
 import { pubmedFetch } from "./pubmed/pubmed_fetch.js";
+import { pubmedFulltext } from "./pubmed/pubmed_fulltext.js";
 import { pubmedMatchCitations } from "./pubmed/pubmed_match_citations.js";
 import { pubmedMesh } from "./pubmed/pubmed_mesh.js";
 import { pubmedRelated } from "./pubmed/pubmed_related.js";
@@ -27,6 +29,8 @@ export const TOOLS: readonly ToolDef[] = [
   pubmedSpell,
   pubmedMatchCitations,
   pubmedTrend,
+  pubmedFulltext,
+  pubmedConvertIds,
   pubmedMesh,
   europepmcSearch,
   pubmedAnnotations,
