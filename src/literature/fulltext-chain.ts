@@ -3,8 +3,9 @@
  *   1. PMC: EFetch db=pmc (one request for every id that has a PMCID; PMIDs and DOIs are turned
  *      into PMCIDs by the ID converter first, through NCBI's limiter like every NCBI call);
  *   2. Europe PMC fullTextXML by PMCID;
- *   3. Unpaywall (only with UNPAYWALL_EMAIL; needs a DOI, from the request or the converter): the
- *      best open-access location as a link — Unpaywall has no text.
+ *   3. Unpaywall (only with UNPAYWALL_EMAIL; needs a DOI: the request's, the converter's, or for a
+ *      PMID outside PMC PubMed's, fulltext-unpaywall.ts): the best open-access location as a
+ *      link — Unpaywall has no text.
  * A reply that is not full text (no body, withheld by the publisher) fails its tier, and so does
  * an article that does not carry the identifier asked for (identity.ts): a wrong paper is never a
  * result. A service failure (RATE_LIMIT, UPSTREAM, …) fails only its tier; every failed tier is
@@ -20,27 +21,16 @@ import {
 } from "../errors.js";
 import { getUnpaywall } from "../state.js";
 import { applyBudget, type BudgetOptions } from "./budget.js";
-import type { Attempt, FulltextResult, FulltextSource, OaLink } from "./fulltext-output.js";
+import type { Attempt, FulltextResult, FulltextSource } from "./fulltext-output.js";
 import type { JatsArticle, JatsDocument } from "./fulltext-types.js";
-import {
-  carriesIdentifier,
-  describeIdentity,
-  findArticle,
-  normalizeDoi,
-  type RequestedId,
-} from "./identity.js";
-import {
-  convertIds,
-  europePmcFullTextXml,
-  fetchPmcJats,
-  unpaywallLookup,
-  UNPAYWALL_SKIPPED,
-} from "./services.js";
+import { carriesIdentifier, describeIdentity, findArticle, type RequestedId } from "./identity.js";
+import { convertIds, europePmcFullTextXml, fetchPmcJats, UNPAYWALL_SKIPPED } from "./services.js";
+import { label, pubmedDois, unpaywallTier } from "./fulltext-unpaywall.js";
 
 export const FULLTEXT_MAX_IDS = 10;
 
 /** One identifier on its way down the chain. */
-interface Target {
+export interface Target {
   asked: RequestedId;
   pmcid?: string;
   doi?: string;
@@ -58,8 +48,8 @@ const NAMES: Record<FulltextSource, string> = {
   unpaywall: "Unpaywall",
 };
 
-const label = (id: RequestedId): string =>
-  id.type === "pmid" ? `PMID ${id.value}` : id.type === "doi" ? `DOI ${id.value}` : id.value;
+/** Records a tier's failure on a target, or rethrows what must end the call. */
+export type Fail = (t: Target, source: FulltextSource, err: unknown) => void;
 
 /**
  * Full text for up to 10 identifiers of one type (already validated and normalised: PMID digits,
@@ -78,7 +68,7 @@ export async function readFullText(
     ...(asked.type === "doi" ? { doi: asked.value } : {}),
   }));
   const open = () => targets.filter((t) => t.result === undefined);
-  const fail = (t: Target, source: FulltextSource, err: unknown): void => {
+  const fail: Fail = (t, source, err) => {
     // A cancelled or timed-out call, or a bug, ends the call; a service's failure ends the tier.
     if (signal?.aborted || !(err instanceof AppError)) throw err;
     t.tried.push({ source, reason: err.message, code: err.code });
@@ -145,6 +135,7 @@ export async function readFullText(
       signal,
       fail,
     );
+    await pubmedDois(open(), signal, fail);
     await Promise.all(open().map((t) => unpaywallTier(t, signal, fail)));
   }
 
@@ -159,7 +150,7 @@ export async function readFullText(
 async function convert(
   targets: readonly Target[],
   signal: AbortSignal | undefined,
-  fail: (t: Target, source: FulltextSource, err: unknown) => void,
+  fail: Fail,
 ): Promise<void> {
   if (targets.length === 0) return;
   for (const t of targets) t.converted = true;
@@ -225,44 +216,6 @@ function settle(
     return;
   }
   accept(t, source, article);
-}
-
-async function unpaywallTier(
-  t: Target,
-  signal: AbortSignal | undefined,
-  fail: (t: Target, source: FulltextSource, err: unknown) => void,
-): Promise<void> {
-  if (t.tried.some((a) => a.source === "unpaywall")) return; // the converter failed it already
-  if (t.doi === undefined) {
-    t.tried.push({
-      source: "unpaywall",
-      reason: `no DOI known for ${label(t.asked)}${t.unresolved ? ` (${t.unresolved})` : ""}; call again with its DOI (pubmed_fetch shows it)`,
-    });
-    return;
-  }
-  try {
-    const record = await unpaywallLookup(t.doi, signal);
-    if ("skipped" in record) {
-      t.tried.push({ source: "unpaywall", reason: record.skipped, skipped: true });
-    } else if (normalizeDoi(record.doi) !== normalizeDoi(t.doi)) {
-      t.tried.push({
-        source: "unpaywall",
-        reason: `identity check failed: Unpaywall returned DOI ${record.doi}, not ${t.doi}`,
-      });
-    } else if (record.bestOaLocation === undefined) {
-      t.tried.push({ source: "unpaywall", reason: record.reason ?? "no open-access copy" });
-    } else {
-      const loc = record.bestOaLocation;
-      const link: OaLink = { url: loc.url };
-      if (loc.urlForPdf !== undefined) link.pdfUrl = loc.urlForPdf;
-      if (loc.license !== undefined) link.license = loc.license;
-      if (loc.version !== undefined) link.version = loc.version;
-      if (loc.hostType !== undefined) link.hostType = loc.hostType;
-      t.result = { id: t.asked.value, source: "unpaywall", link };
-    }
-  } catch (err) {
-    fail(t, "unpaywall", err);
-  }
 }
 
 /** A failed tier's code decides: a service failure may be why, so retrying could help. */
