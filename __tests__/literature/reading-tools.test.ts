@@ -511,6 +511,20 @@ describe("pubmed_annotations limits and failures", () => {
     expect(out.json).toEqual({ articles: [], notFoundPmids: ["7654321"] });
   });
 
+  it("lists an article PubTator found nothing in with an empty entities list", async () => {
+    const doc = {
+      pmid: 7654322,
+      passages: [{ infons: { type: "title" }, offset: 0, text: "Nothing here.", annotations: [] }],
+    };
+    lit.route((req) =>
+      req.service === "pubtator" ? { body: JSON.stringify({ PubTator3: [doc] }) } : undefined,
+    );
+    const out = await call("pubmed_annotations", { pmids: ["7654322"] });
+    expect(out.json).toEqual({
+      articles: [{ pmid: "7654322", title: "Nothing here.", counts: {}, entities: [] }],
+    });
+  });
+
   it("keeps to 3 PubTator requests in any second across concurrent calls", async () => {
     lit.route((req) => (req.service === "pubtator" ? { body: '{"PubTator3":[]}' } : undefined));
     // Distinct PMIDs, so the response cache answers none of them.

@@ -8,7 +8,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { Ajv, type ValidateFunction } from "ajv";
+import { pmcWithholds } from "../../src/devtools/synth-jats.js";
 import { demoCorpus, synthHandler } from "../../src/devtools/synth-ncbi.js";
+import { startSynthServer, type SynthServer } from "../../src/devtools/synth-server.js";
 import { onUtility, startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
 import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
 import { HAS_SHARED, eutilsFixture } from "../helpers/shared.js";
@@ -19,6 +21,17 @@ const corpus = demoCorpus();
 const TERM = "metformin aging";
 const SYNTH = corpus.pmidsFor(TERM);
 const FIRST = SYNTH[0] ?? "";
+/** A MeSH heading the corpus indexes with, and a record with no references (pubmed_related's fallback). */
+const HEADING = Array.from({ length: corpus.size }, (_, i) => corpus.recordAt(i)).flatMap(
+  (r) => r.mesh,
+)[0]?.name;
+const NO_REFS = SYNTH.find((p) => corpus.referencesOf(p).length === 0) ?? FIRST;
+/** For pubmed_fulltext: a PMC article, one PMC withholds (Europe PMC has it), one outside PMC. */
+const ALL = Array.from({ length: corpus.size }, (_, i) => corpus.recordAt(i));
+const IN_PMC = ALL.find((r) => r.pmcid !== null && !pmcWithholds(r) && r.references.length > 0);
+const WITHHELD = ALL.find(pmcWithholds);
+const OUTSIDE_PMC = ALL.find((r) => r.pmcid === null && r.doi && Number(r.pmid) % 3 === 0);
+const sources = (r: Reply) => (r.results as { source?: string }[]).map((x) => x.source ?? "-");
 
 /** Recorded EFetch records with the rarer shapes; served for requests naming only their PMIDs. */
 const RECORDED_FILES = [
@@ -99,6 +112,24 @@ const CASES: [tool: string, args: Args | (() => Args), probe?: Probe, expected?:
     },
   ],
   ["pubmed_trend", { query: TERM, startYear: 2019, endYear: 2022 }],
+  ["pubmed_mesh", { term: HEADING }, (r) => (r.records as { name: string }[])[0]?.name, HEADING],
+  ["pubmed_mesh", { term: "zzzz nothing" }, len("records"), 0],
+  ["europepmc_search", { query: "long covid", resultType: "core", pageSize: 5 }, len("results"), 5],
+  ["pubmed_annotations", { pmids: [FIRST, "1"], fullText: true }, len("articles"), 1],
+  ["pubmed_related", { pmid: NO_REFS, relationship: "references" }, (r) => r.source, "europepmc"],
+  [
+    "pubmed_fulltext",
+    {
+      pmids: [IN_PMC?.pmid, WITHHELD?.pmid, OUTSIDE_PMC?.pmid, "1"],
+      maxCharacters: 1500,
+      includeReferences: true,
+      includeTables: true,
+    },
+    sources,
+    ["pmc", "europepmc", "unpaywall", "-"],
+  ],
+  ["pubmed_fulltext", { pmcids: [IN_PMC?.pmcid], mode: "outline", sections: ["methods", "x"] }],
+  ["pubmed_convert_ids", { ids: [IN_PMC?.pmid, IN_PMC?.pmcid, "1"] }, len("records"), 3],
   ["pubmed_sync_delta", { query_key: "schemas", term: TERM }, (r) => r.inserted, SYNTH.length],
   ["rag_search", { query: corpus.record(FIRST)?.title ?? TERM, top_k: 3 }, len("results"), 3],
   ["rag_search", { query: "metformin", top_k: 2, quality_bias: false }],
@@ -131,6 +162,8 @@ const CASES: [tool: string, args: Args | (() => Args), probe?: Probe, expected?:
 ];
 
 let fake: FakeEutils;
+/** The demo's synthetic server, for the literature services (Europe PMC, PubTator, …). */
+let literature: SynthServer;
 let h: Harness;
 const strict = new Map<string, ValidateFunction>();
 const open = new Map<string, ValidateFunction>();
@@ -155,7 +188,15 @@ beforeAll(async () => {
       (req) => synth(req),
     ],
   });
-  h = await startHarness({ fake, env: { EMBEDDINGS_PROVIDER: "hash" } });
+  literature = await startSynthServer(corpus);
+  h = await startHarness({
+    fake,
+    env: {
+      EMBEDDINGS_PROVIDER: "hash",
+      ...literature.env,
+      UNPAYWALL_EMAIL: "demo@example.org",
+    },
+  });
   // Listing first makes the SDK client cache each tool's output validator, as a real client does.
   const { tools } = await h.client.listTools();
   const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
@@ -167,6 +208,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await h.close();
   await fake.close();
+  await literature.close();
 });
 
 describe("structuredContent matches the advertised outputSchema", () => {

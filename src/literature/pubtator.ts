@@ -176,15 +176,20 @@ function toArticle(doc: Json, options: PubtatorOptions): AnnotatedArticle | null
     (titlePassage && isRecord(titlePassage.infons)
       ? str(titlePassage.infons["article-id_pmc"])
       : undefined);
-  return compact({
-    pmid,
-    pmcid: pmcid === undefined ? undefined : pmcid.startsWith("PMC") ? pmcid : `PMC${pmcid}`,
-    title: titlePassage ? str(titlePassage.text) : undefined,
-    fullText: included.some((p) => !isTitleOrAbstract(p)) ? (true as const) : undefined,
-    counts,
+  // `entities` stays when empty (compact drops empty lists): "none found" is that article's answer.
+  return {
+    ...compact({
+      pmid,
+      pmcid: pmcid === undefined ? undefined : pmcid.startsWith("PMC") ? pmcid : `PMC${pmcid}`,
+      title: titlePassage ? str(titlePassage.text) : undefined,
+      fullText: included.some((p) => !isTitleOrAbstract(p)) ? (true as const) : undefined,
+      counts,
+    }),
     entities,
-    omittedEntities: all.length > kept.length ? all.length - kept.length : undefined,
-  });
+    ...compact({
+      omittedEntities: all.length > kept.length ? all.length - kept.length : undefined,
+    }),
+  };
 }
 
 function definedOnly(options: PubtatorOptions): Partial<typeof DEFAULT_LIMITS> {
