@@ -12,8 +12,11 @@ import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { pmcWithholds } from "../../src/devtools/synth-jats.js";
 import { demoCorpus, synthHandler } from "../../src/devtools/synth-ncbi.js";
+import { startSynthServer, type SynthServer } from "../../src/devtools/synth-server.js";
 import { onUtility, startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
+import { pmcEfetchRoute } from "../helpers/fake-literature.js";
 import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
 import { HAS_SHARED, eutilsFixture } from "../helpers/shared.js";
 
@@ -46,6 +49,14 @@ if (HAS_SHARED) {
 } else {
   process.stderr.write("note: output-sizes: ../shared is absent; recorded scenarios skipped\n");
 }
+
+/** A synthetic PMC article and one outside PMC (for pubmed_fulltext and pubmed_convert_ids). */
+const ALL = Array.from({ length: corpus.size }, (_, i) => corpus.recordAt(i));
+const IN_PMC = ALL.find((r) => r.pmcid !== null && !pmcWithholds(r) && r.references.length > 0);
+const OUTSIDE_PMC = ALL.find((r) => r.pmcid === null && r.doi !== null);
+/** A MeSH heading the corpus indexes with; a record with no references (pubmed_related's fallback). */
+const HEADING = ALL.flatMap((r) => r.mesh)[0]?.name;
+const NO_REFS = SYNTH.find((p) => corpus.referencesOf(p).length === 0) ?? FIRST;
 
 type Args = Record<string, unknown>;
 interface Scenario {
@@ -115,6 +126,40 @@ const SCENARIOS: Scenario[] = [
     },
   },
   { tool: "pubmed_trend", name: "10 years", args: { query: TERM, startYear: 2016, endYear: 2025 } },
+  {
+    tool: "pubmed_fulltext",
+    name: "recorded PMC3040717, default budget",
+    args: { pmcids: ["PMC3040717"] },
+    shared: true,
+  },
+  {
+    tool: "pubmed_fulltext",
+    name: "synthetic article, default budget",
+    args: { pmids: [IN_PMC?.pmid] },
+  },
+  {
+    tool: "pubmed_fulltext",
+    name: "synthetic article, outline",
+    args: { pmids: [IN_PMC?.pmid], mode: "outline" },
+  },
+  {
+    tool: "pubmed_convert_ids",
+    name: "3 synthetic ids",
+    args: { ids: [IN_PMC?.pmid, IN_PMC?.pmcid, OUTSIDE_PMC?.pmid] },
+  },
+  { tool: "pubmed_mesh", name: "one heading, 3 records", args: { term: HEADING } },
+  { tool: "europepmc_search", name: "10 lite hits", args: { query: "long covid" } },
+  {
+    tool: "europepmc_search",
+    name: "10 core hits",
+    args: { query: "long covid", resultType: "core" },
+  },
+  { tool: "pubmed_annotations", name: "5 synthetic PMIDs", args: { pmids: SYNTH.slice(0, 5) } },
+  {
+    tool: "pubmed_related",
+    name: "references via Europe PMC",
+    args: { pmid: NO_REFS, relationship: "references" },
+  },
   { tool: "pubmed_sync_delta", name: "60 records", args: { query_key: "sizes", term: TERM } },
   { tool: "rag_search", name: "default", args: { query: "metformin effect on aging" } },
   { tool: "rag_search", name: "top_k 3", args: { query: "metformin effect on aging", top_k: 3 } },
@@ -128,6 +173,8 @@ const SCENARIOS: Scenario[] = [
 ];
 
 let fake: FakeEutils;
+/** The demo's synthetic server, for the literature services (ID converter, Europe PMC, …). */
+let literature: SynthServer;
 let h: Harness;
 const measured: Record<string, Record<string, number>> = {};
 const measuredChars: Record<string, Record<string, number>> = {};
@@ -149,15 +196,21 @@ beforeAll(async () => {
           req.params.retmode === "xml" &&
           (req.params.id ?? "").split(",").every((id) => recorded.has(id)),
       ),
+      ...(HAS_SHARED ? [pmcEfetchRoute()] : []),
       (req) => synth(req),
     ],
   });
-  h = await startHarness({ fake, env: { EMBEDDINGS_PROVIDER: "hash" } });
+  literature = await startSynthServer(corpus);
+  h = await startHarness({
+    fake,
+    env: { EMBEDDINGS_PROVIDER: "hash", ...literature.env, UNPAYWALL_EMAIL: "demo@example.org" },
+  });
 });
 
 afterAll(async () => {
   await h.close();
   await fake.close();
+  await literature.close();
   if (UPDATE) {
     const up = (n: number) => Math.ceil((n * HEADROOM) / 100) * 100;
     const tools = Object.fromEntries(
