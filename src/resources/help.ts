@@ -9,6 +9,9 @@ import { defineResource, type Entry, type ResourceContext } from "./resource.js"
 const LIVE_FLOW = `1. **Find** — \`pubmed_search\` with PubMed syntax (\`asthma[mh] AND children[tiab] AND 2020:2025[dp]\`);
    set \`fetchBriefSummaries\` to skim titles. Nothing found or odd spelling? \`pubmed_spell\` first.
 2. **Read** — \`pubmed_fetch\` with up to 200 PMIDs per call (abstracts, MeSH, authors, DOI).
+   For the paper itself, \`pubmed_fulltext\` (up to 10 PMIDs, PMCIDs or DOIs): PMC, then Europe PMC,
+   then an Unpaywall link. Ask \`mode: "outline"\` first (section titles and sizes), then the
+   \`sections\` you need. \`pubmed_convert_ids\` maps PMIDs, PMCIDs, DOIs and manuscript ids.
 3. **Cite** — \`pubmed_cite\` in \`ris\`, \`bibtex\`, \`apa\`, \`mla\`, \`vancouver\` or \`csl_json\`.
 4. **Widen** — \`pubmed_related\` (\`similar\`, \`cited_by\`, \`references\`) from a key paper;
    \`pubmed_trend\` charts publications per year; \`pubmed_match_citations\` turns a reference list into PMIDs.`;
@@ -24,6 +27,10 @@ const LIMITS = `- NCBI allows 3 requests/s without an API key and 10 with one; t
   stay under the ceiling (see \`resource://pubmed/info\`), so prefer fewer, larger calls.
 - \`pubmed_search\` pages reach at most 10,000 records (\`offset\` ≤ 9,998); sync covers bigger sets.
 - \`pubmed_fetch\` takes 1–200 PMIDs; \`pubmed_cite\` 1–50; \`pubmed_match_citations\` 1–25 citations.
+- \`pubmed_fulltext\` takes 1–10 ids and returns at most \`maxCharacters\` (default 12,000) of text per
+  article, whole paragraphs, with a \`truncated\` account of what was left out; open-access papers
+  only (Unpaywall gives a link, not text, and only with \`UNPAYWALL_EMAIL\`). \`pubmed_convert_ids\`
+  takes 1–200 ids; papers outside PMC come back with an \`errmsg\`.
 - Answers are compact: empty fields are left out, dates are ISO-8601; \`rag_search\` returns 10 papers
   unless \`top_k\` says otherwise (up to 100), and a chunk \`uuid\` only with \`include_uuid\`.
 - Identical live calls are answered from a cache (EInfo and records for a day, searches for an hour).
