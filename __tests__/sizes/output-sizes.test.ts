@@ -147,7 +147,7 @@ const SCENARIOS: Scenario[] = [
     name: "3 synthetic ids",
     args: { ids: [IN_PMC?.pmid, IN_PMC?.pmcid, OUTSIDE_PMC?.pmid] },
   },
-  { tool: "pubmed_mesh", name: "one heading, 3 records", args: { term: HEADING } },
+  { tool: "pubmed_mesh", name: "one heading", args: { term: HEADING } },
   { tool: "europepmc_search", name: "10 lite hits", args: { query: "long covid" } },
   {
     tool: "europepmc_search",

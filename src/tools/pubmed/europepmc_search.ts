@@ -14,14 +14,12 @@ const SORT = {
 export const europepmcSearch = defineTool({
   name: "europepmc_search",
   description:
-    "Search Europe PMC (REST), which holds PubMed plus preprints, PMC full texts, patents, theses " +
-    "and more, with Europe PMC query syntax: fields like TITLE:, ABSTRACT:, AUTH:, PUB_YEAR:[2020 " +
-    'TO 2024], OPEN_ACCESS:y, EXT_ID:, boolean operators. Use it for preprints (sources ["PPR"]), ' +
-    "for citation counts, or to reach beyond PubMed; use pubmed_search for PubMed itself. Each hit " +
-    "carries its source and id, PMID/PMCID/DOI where known, citedByCount, and retracted/preprint " +
-    'flags; resultType "core" adds abstracts cut to abstractChars. Page on with the returned ' +
-    "nextCursorMark (absent on the last page), repeating query, sources and sort. Example: " +
-    '{"query": "long covid AND PUB_YEAR:[2023 TO 2024]", "sources": ["PPR"], "pageSize": 5}.',
+    "Search Europe PMC: PubMed plus preprints, PMC, patents, theses and guidelines, in Europe PMC " +
+    "syntax (TITLE:, AUTH:, PUB_YEAR:[2020 TO 2024], OPEN_ACCESS:y, EXT_ID:). Use it for " +
+    'preprints (sources ["PPR"]), citation counts or beyond PubMed. Hits carry source, id, ' +
+    'PMID/PMCID/DOI, citedByCount and retracted/preprint flags; "core" adds abstracts. Page on ' +
+    "with nextCursorMark (absent on the last page) and the same query, sources and sort. " +
+    'Example: {"query": "long covid AND PUB_YEAR:[2023 TO 2024]", "sources": ["PPR"]}.',
   annotations: { title: "Search Europe PMC", ...READ_ONLY_LIVE },
   parameters: z.object({
     query: requiredText().describe('Europe PMC query, e.g. "TITLE:crispr AND OPEN_ACCESS:y".'),
@@ -30,9 +28,8 @@ export const europepmcSearch = defineTool({
       .min(1)
       .optional()
       .describe(
-        "Only these sources: MED (PubMed), PMC, PPR (preprints), AGR (Agricola), CBA (Chinese " +
-          "Biological Abstracts), CTX (CiteXplore), ETH (EThOS theses), HIR (NHS guidelines), PAT " +
-          "(patents). All when omitted.",
+        "Only these (all when omitted): MED PubMed, PMC, PPR preprints, AGR Agricola, CBA " +
+          "Chinese Biological Abstracts, CTX CiteXplore, ETH theses, HIR guidelines, PAT patents.",
       ),
     pageSize: numeric(z.int().min(1).max(100).default(10)).describe("Hits per page (1–100)."),
     cursorMark: z

@@ -13,15 +13,13 @@ const annotationsOutput = z.object({
 export const pubmedAnnotations = defineTool({
   name: "pubmed_annotations",
   description:
-    "Biomedical entities in PubMed articles, as NCBI's PubTator3 text-mines them: genes, " +
-    "diseases, chemicals, species, variants and cell lines, each grouped once per article with " +
-    "its normalised identifier (NCBIGene:673, MESH:D008545, NCBITaxon:9606, rs113488022, " +
-    "CVCL_0030), PubTator's name, its distinct mention texts, how often it is mentioned and the " +
-    "[offset, length] of its first mentions (in title + ' ' + abstract). Use it to see which genes, " +
-    "drugs or diseases a set of papers is about, or to get identifiers for other databases. " +
-    "Title and abstract by default; fullText also reads the full text where PubTator has it (PMC " +
-    "open access). Up to 100 PMIDs in one call (about 2 KB per abstract); types and maxEntities " +
-    'shrink the answer. Example: {"pmids": ["22663011"], "types": ["Gene", "Variant"]}.',
+    "Genes, diseases, chemicals, species, variants and cell lines in PubMed articles, as " +
+    "PubTator3 text-mines them: one entry per entity and article with its normalised id " +
+    "(NCBIGene:673, MESH:D008545, NCBITaxon:9606, rs113488022), name, mention texts, count and " +
+    "[offset, length] of its first mentions in title + abstract. Use it to see what papers are " +
+    "about or to get ids for other databases. fullText also reads PMC open-access full text. Up " +
+    "to 100 PMIDs (about 2 KB per abstract; types and maxEntities shrink it). Example: " +
+    '{"pmids": ["22663011"], "types": ["Gene", "Variant"]}.',
   annotations: { title: "PubTator entity annotations", ...READ_ONLY_LIVE },
   parameters: z.object({
     pmids: pmidListSchema(PUBTATOR_MAX_PMIDS).describe('PMIDs to annotate, e.g. ["22663011"].'),

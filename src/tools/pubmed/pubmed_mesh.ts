@@ -16,13 +16,11 @@ const meshOutput = z.object({
 export const pubmedMesh = defineTool({
   name: "pubmed_mesh",
   description:
-    "Look up MeSH, the vocabulary PubMed indexes with (NCBI E-utilities db=mesh), by heading, " +
-    "entry term (synonym) or UI: descriptor UI, preferred name, scope note, tree numbers, entry " +
-    "terms, allowable qualifiers (with their abbreviations) and a ready PubMed search tag such as " +
-    '"Asthma"[Mesh] (add :NoExp to leave narrower headings out, or use [Majr] for major topic). ' +
-    "Use it to turn a user's words into a precise pubmed_search, or when pubmed_search warns that " +
-    "a phrase was not found. The best match comes first. Example: " +
-    '{"term": "heart attack", "maxResults": 3} or {"term": "D001249"}.',
+    "Look up MeSH headings (NCBI db=mesh) by name, synonym or UI: UI, preferred name, scope " +
+    "note, tree numbers, entry terms, allowable qualifiers and a ready PubMed tag like " +
+    '"Asthma"[Mesh] (add :NoExp to leave narrower headings out). Use it to make a pubmed_search ' +
+    "precise, or when pubmed_search warns a phrase was not found. Exact matches come first. " +
+    'Example: {"term": "heart attack"} or {"term": "D001249"}.',
   annotations: { title: "Look up MeSH headings", ...READ_ONLY_LIVE },
   parameters: z.object({
     term: requiredText().describe(
