@@ -8,13 +8,18 @@ import { defineResource, type Entry, type ResourceContext } from "./resource.js"
 
 const LIVE_FLOW = `1. **Find** — \`pubmed_search\` with PubMed syntax (\`asthma[mh] AND children[tiab] AND 2020:2025[dp]\`);
    set \`fetchBriefSummaries\` to skim titles. Nothing found or odd spelling? \`pubmed_spell\` first.
+   \`pubmed_mesh\` turns a user's words into MeSH headings and their search tags (\`"Asthma"[Mesh]\`);
+   \`europepmc_search\` reaches preprints (\`sources: ["PPR"]\`) and beyond PubMed, paged by \`cursorMark\`.
 2. **Read** — \`pubmed_fetch\` with up to 200 PMIDs per call (abstracts, MeSH, authors, DOI).
    For the paper itself, \`pubmed_fulltext\` (up to 10 PMIDs, PMCIDs or DOIs): PMC, then Europe PMC,
    then an Unpaywall link. Ask \`mode: "outline"\` first (section titles and sizes), then the
    \`sections\` you need. \`pubmed_convert_ids\` maps PMIDs, PMCIDs, DOIs and manuscript ids.
 3. **Cite** — \`pubmed_cite\` in \`ris\`, \`bibtex\`, \`apa\`, \`mla\`, \`vancouver\` or \`csl_json\`.
-4. **Widen** — \`pubmed_related\` (\`similar\`, \`cited_by\`, \`references\`) from a key paper;
-   \`pubmed_trend\` charts publications per year; \`pubmed_match_citations\` turns a reference list into PMIDs.`;
+4. **Widen** — \`pubmed_related\` (\`similar\`, \`cited_by\`, \`references\`) from a key paper (where PubMed
+   has no citation links, Europe PMC's are used, marked \`source: "europepmc"\`);
+   \`pubmed_trend\` charts publications per year; \`pubmed_match_citations\` turns a reference list into PMIDs;
+   \`pubmed_annotations\` lists the genes, diseases, chemicals, species, variants and cell lines
+   PubTator3 finds in up to 100 papers, with normalised ids.`;
 
 const CORPUS_FLOW = `1. **Sync** — \`pubmed_sync_delta\` with a stable \`query_key\` and a PubMed \`term\`; call it again later
    to pick up only what is new (by Entrez date). Large topics take several calls (\`max_records\`).
@@ -31,6 +36,9 @@ const LIMITS = `- NCBI allows 3 requests/s without an API key and 10 with one; t
   article, whole paragraphs, with a \`truncated\` account of what was left out; open-access papers
   only (Unpaywall gives a link, not text, and only with \`UNPAYWALL_EMAIL\`). \`pubmed_convert_ids\`
   takes 1–200 ids; papers outside PMC come back with an \`errmsg\`.
+- \`europepmc_search\` pages hold 1–100 hits (core abstracts cut to \`abstractChars\`);
+  \`pubmed_annotations\` takes 1–100 PMIDs (about 2 KB per abstract; \`types\` and \`maxEntities\`
+  shrink it), and PubTator is asked at most 3 times a second.
 - Answers are compact: empty fields are left out, dates are ISO-8601; \`rag_search\` returns 10 papers
   unless \`top_k\` says otherwise (up to 100), and a chunk \`uuid\` only with \`include_uuid\`.
 - Identical live calls are answered from a cache (EInfo and records for a day, searches for an hour).
