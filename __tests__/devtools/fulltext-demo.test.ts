@@ -3,7 +3,8 @@
  * (src/devtools/synth-server.ts, which answers E-utilities and the literature services), over
  * stdio (the real process, through tsx) and over Streamable HTTP (the real HTTP front). The same
  * calls give the same answers on both transports: a PMC article, an article PMC withholds that
- * Europe PMC has in full, an Unpaywall link for a paper outside PMC, and an ID conversion.
+ * Europe PMC has in full, an Unpaywall link for a paper outside PMC, an ID conversion, and
+ * pubmed_fetch / pubmed_cite by PMCID and DOI.
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -25,7 +26,7 @@ jest.setTimeout(180_000);
 
 const corpus = demoCorpus();
 const records: SynthRecord[] = Array.from({ length: corpus.size }, (_, i) => corpus.recordAt(i));
-const inPmc = records.find((r) => r.pmcid !== null && !pmcWithholds(r))!;
+const inPmc = records.find((r) => r.pmcid !== null && r.doi !== null && !pmcWithholds(r))!;
 const withheld = records.find(pmcWithholds)!;
 const gold = records.find((r) => r.pmcid === null && r.doi && Number(r.pmid) % 3 === 0)!;
 
@@ -83,6 +84,28 @@ describe.each(["stdio", "http"] as const)("the reading tools in the demo over %s
       link: { url: expect.stringMatching(/^https?:\/\//) },
     });
     expect(c?.article).toBeUndefined();
+  });
+
+  it("fetches and cites by PMCID or DOI, listing ids with no PMID", async () => {
+    const client = clients[transport]!;
+    const fetched = await callTool(client, "pubmed_fetch", {
+      pmcids: [inPmc.pmcid, "PMC1"],
+      detailLevel: "citation_data",
+    });
+    expect(fetched.json).toMatchObject({
+      articles: [{ pmid: inPmc.pmid, doi: inPmc.doi }],
+      unresolvedIds: ["PMC1"],
+    });
+    const cited = await callTool(client, "pubmed_cite", { dois: [inPmc.doi] });
+    expect(cited.json).toMatchObject({ citations: [{ pmid: inPmc.pmid }], notFoundPmids: [] });
+    const none = await callTool(client, "pubmed_fetch", { dois: ["10.9999/nothing.here"] });
+    expect(none.json).toEqual({
+      error: {
+        code: "NOT_FOUND",
+        message: expect.stringContaining('"<doi>"[doi]'),
+        details: { unresolvedIds: ["10.9999/nothing.here"] },
+      },
+    });
   });
 
   it("converts identifiers", async () => {

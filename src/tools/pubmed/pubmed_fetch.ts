@@ -1,13 +1,21 @@
 import { z } from "zod";
+import { resolvePmids } from "../../literature/resolve-pmids.js";
 import { fetchPubmed } from "../../pubmed/fetch.js";
+import { doiListSchema, pmcidListSchema } from "../id-params.js";
 import { articleSchema } from "../outputs.js";
 import { READ_ONLY_LIVE, flag, numeric, pmidListSchema, textOrNumber } from "../params.js";
 import { defineTool } from "../tool.js";
+
+/** How many of the id lists (pmids, pmcids, dois) a call gives. */
+const idLists = (a: { pmids?: unknown; pmcids?: unknown; dois?: unknown }): number =>
+  [a.pmids, a.pmcids, a.dois].filter((l) => l !== undefined).length;
 
 /** Parsed levels fill articles and notFoundPmids; full_xml and medline_text fill detailLevel and text. */
 const fetchOutput = z.object({
   articles: z.array(articleSchema).optional(),
   notFoundPmids: z.array(z.string()).optional(),
+  /** pmcids or dois asked for that have no PMID. */
+  unresolvedIds: z.array(z.string()).optional(),
   detailLevel: z.enum(["full_xml", "medline_text"]).optional(),
   text: z.string().optional(),
   eFetchDetails: z.object({ urls: z.array(z.string()), requestMethod: z.enum(["GET", "POST"]) }),
@@ -22,13 +30,16 @@ export const pubmedFetch = defineTool({
     "id, MeSH terms, publication types, retraction status and comments/corrections; citation_data " +
     "returns only bibliographic fields; full_xml and medline_text return NCBI's raw text. Empty " +
     "fields are left out; dates are ISO-8601. PMIDs with no record are listed in notFoundPmids. " +
-    'Up to 200 PMIDs per call. Example: {"pmids": ["31452104"]}.',
+    "Also takes pmcids or dois instead (resolved by NCBI's PMC ID Converter, which knows PMC " +
+    'articles only; others are listed in unresolvedIds). Up to 200 ids per call. Example: {"pmids": ["31452104"]}.',
   annotations: { title: "Fetch PubMed records", ...READ_ONLY_LIVE },
   parameters: z
     .object({
       pmids: pmidListSchema(200)
         .optional()
         .describe('PMIDs to fetch, e.g. ["31452104", "29190235"].'),
+      pmcids: pmcidListSchema(200).optional().describe('Or PMC ids, e.g. ["PMC3040717"].'),
+      dois: doiListSchema(200).optional().describe('Or DOIs, e.g. ["10.1038/ng.590"].'),
       webEnv: z.string().trim().min(1).optional().describe("WebEnv of an ESearch history."),
       queryKey: textOrNumber(z.string().trim().regex(/^\d+$/).optional()).describe(
         "query_key in that history.",
@@ -46,20 +57,21 @@ export const pubmedFetch = defineTool({
       includeMeshTerms: flag(z.boolean().default(true)).describe("Include MeSH terms."),
       includeGrantInfo: flag(z.boolean().default(false)).describe("Include grants."),
     })
-    .refine((a) => a.pmids !== undefined || (a.webEnv !== undefined && a.queryKey !== undefined), {
-      error: "give either pmids or both webEnv and queryKey",
+    .refine((a) => idLists(a) > 0 || (a.webEnv !== undefined && a.queryKey !== undefined), {
+      error: "give either pmids or both webEnv and queryKey (pmcids or dois may stand for pmids)",
     })
-    .refine((a) => a.pmids === undefined || a.webEnv === undefined, {
-      error: "give pmids or webEnv/queryKey, not both",
+    .refine((a) => idLists(a) + (a.webEnv === undefined ? 0 : 1) <= 1, {
+      error: "give one of pmids, pmcids, dois or webEnv/queryKey, not several",
     }),
   output: fetchOutput,
-  execute: async (args, { signal }) =>
+  execute: async (args, { signal }) => {
+    const ids = idLists(args) > 0 ? await resolvePmids(args, signal) : undefined;
     // src/pubmed/article-output.ts builds what articleSchema declares;
     // __tests__/tools/output-schemas.test.ts checks it on synthetic and recorded records.
-    (await fetchPubmed(
+    const out = (await fetchPubmed(
       {
-        target: args.pmids
-          ? { pmids: [...new Set(args.pmids)] }
+        target: ids
+          ? { pmids: ids.pmids }
           : {
               webEnv: args.webEnv ?? "",
               queryKey: args.queryKey ?? "",
@@ -71,5 +83,7 @@ export const pubmedFetch = defineTool({
         includeGrantInfo: args.includeGrantInfo,
       },
       signal,
-    )) as z.output<typeof fetchOutput>,
+    )) as z.output<typeof fetchOutput>;
+    return ids?.unresolvedIds.length ? { ...out, unresolvedIds: ids.unresolvedIds } : out;
+  },
 });
