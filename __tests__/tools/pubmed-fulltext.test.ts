@@ -245,6 +245,35 @@ describeLiterature("pubmed_fulltext on recorded articles", () => {
     ]);
   });
 
+  it("fails with RATE_LIMIT when every tier was refused for its rate, listing the tiers", async () => {
+    ncbi.failNext(2, rateLimitReply());
+    lit.failNext(10, { status: 429, body: "Too Many Requests" }, "europepmc");
+    const out = await read({ pmcids: ["PMC3040717"] });
+    expect(out.isError).toBe(true);
+    expect(out.json).toEqual({
+      error: {
+        code: "RATE_LIMIT",
+        message: expect.stringContaining("retry in a minute"),
+        details: {
+          results: [
+            {
+              id: "PMC3040717",
+              tried: [
+                { source: "pmc", reason: expect.any(String), code: "RATE_LIMIT" },
+                { source: "europepmc", reason: expect.any(String), code: "RATE_LIMIT" },
+                {
+                  source: "unpaywall",
+                  reason: expect.stringContaining("UNPAYWALL_EMAIL"),
+                  skipped: true,
+                },
+              ],
+            },
+          ],
+        },
+      },
+    });
+  });
+
   it("gives Unpaywall's open-access link, not text, when PMC and Europe PMC have nothing", async () => {
     const r = only(
       await read({ dois: ["10.1103/PhysRevLett.80.3915"] }, { UNPAYWALL_EMAIL: EMAIL }),
