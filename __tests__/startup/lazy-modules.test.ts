@@ -27,6 +27,7 @@ const DEFERRED = {
   "cohere-ai": /\/node_modules\/cohere-ai\//,
   "@qdrant": /\/node_modules\/@qdrant\//,
   "mcp-proxy": /^file:.*\/node_modules\/mcp-proxy\//,
+  xml2js: /\/node_modules\/xml2js\//,
 };
 
 const ESEARCH_COUNT = `<?xml version="1.0"?><eSearchResult><Count>42</Count></eSearchResult>`;
@@ -118,7 +119,7 @@ describe("stdio start-up", () => {
     expect(loadedOf(urls)).toEqual([]);
   }, 60_000);
 
-  it("loads Vega and Vega-Lite on the first pubmed_trend call, and citation-js on pubmed_cite", async () => {
+  it("loads Vega and Vega-Lite on the first pubmed_trend call, citation-js on pubmed_cite, xml2js on the first parse", async () => {
     const urls = await modulesLoaded("calls", async (client) => {
       const trend = await callTool(client, "pubmed_trend", {
         query: "asthma",
@@ -131,6 +132,6 @@ describe("stdio start-up", () => {
       expect(cite.isError).toBe(false);
       expect(cite.json).toMatchObject({ citations: [{ pmid: "31452104" }] });
     });
-    expect(loadedOf(urls)).toEqual(["vega", "vega-lite", "@citation-js"]);
+    expect(loadedOf(urls)).toEqual(["vega", "vega-lite", "@citation-js", "xml2js"]);
   }, 60_000);
 });

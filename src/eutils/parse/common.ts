@@ -4,8 +4,8 @@
  * failure shapes to typed errors — malformed/HTML bodies → UpstreamError (retryable), NCBI's own
  * <ERROR> text → EntrezError, a JSON rate-limit body → RateLimitError.
  */
-import { Parser } from "xml2js";
 import { EntrezError, RateLimitError, UpstreamError } from "../../errors.js";
+import { xml2js } from "./xml2js.js";
 
 /** An xml2js element parsed with `explicitArray`: children are arrays, `$` attributes, `_` text. */
 export type XmlElement = Record<string, unknown>;
@@ -42,7 +42,12 @@ function parseSync(xml: string, utility: string): XmlElement {
   // that has failed cannot be reused.
   let result: unknown = null;
   let failure: unknown = null;
-  const parser = new Parser({ explicitArray: true, trim: true, async: false, strict: true });
+  const parser = new (xml2js().Parser)({
+    explicitArray: true,
+    trim: true,
+    async: false,
+    strict: true,
+  });
   parser.parseString(xml, (err: Error | null, value: unknown) => {
     failure ??= err;
     result ??= value;

@@ -8,9 +8,10 @@
  * UpstreamError (retryable), NCBI's JSON rate-limit body → RateLimitError, NCBI's own <ERROR>
  * text → EntrezError.
  */
-import { Parser, type ParserOptions } from "xml2js";
+import type { ParserOptions } from "xml2js";
 import { UpstreamError } from "../../errors.js";
 import { jsonReplyError } from "./common.js";
+import { xml2js } from "./xml2js.js";
 
 /** `#name` of the text nodes xml2js interleaves with elements (`charsAsChildren`). */
 export const TEXT_NODE = "__text__";
@@ -57,7 +58,7 @@ export function parseOrderedXml(body: string, utility: string): XmlNode {
   let failure: unknown = null;
   try {
     // A fresh parser per call: one that has failed cannot be reused.
-    new Parser(ORDERED_PARSER_OPTIONS).parseString(trimmed, (err, value: unknown) => {
+    new (xml2js().Parser)(ORDERED_PARSER_OPTIONS).parseString(trimmed, (err, value: unknown) => {
       failure ??= err;
       result ??= value;
     });
