@@ -7,6 +7,7 @@ import type { Config } from "../../src/config.js";
 import { ResponseCache, cacheKey, cacheTtlMs } from "../../src/eutils/cache.js";
 import { EutilsClient } from "../../src/eutils/client.js";
 import { startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
+import { ncbiConfig } from "../helpers/ncbi-config.js";
 
 const HOUR = 3_600_000;
 let fake: FakeEutils;
@@ -27,19 +28,12 @@ afterAll(async () => {
 });
 
 function client(over: Partial<Config["ncbi"]> = {}): EutilsClient {
-  const cfg: Config["ncbi"] = {
-    baseUrl: fake.baseUrl,
+  const cfg = ncbiConfig(fake.baseUrl, {
     apiKey: "k",
-    tool: "pubmed-mcp-test",
-    email: undefined,
-    maxRps: 50,
     maxRetries: 0,
-    timeoutMs: 5000,
-    deadlineMs: 20_000,
     cacheTtlSeconds: undefined,
-    cacheMaxBytes: 1 << 20,
     ...over,
-  };
+  });
   return new EutilsClient(cfg, { now: () => clock, backoffBaseMs: 5 });
 }
 

@@ -15,6 +15,7 @@ import {
   type FakeEutils,
   type FakeReply,
 } from "../helpers/fake-eutils.js";
+import { ncbiConfig } from "../helpers/ncbi-config.js";
 
 const KEY = "SECRET-KEY-123";
 const OK = "<eSearchResult><Count>0</Count><IdList/></eSearchResult>";
@@ -49,19 +50,12 @@ afterAll(async () => {
 });
 
 function client(over: Partial<Config["ncbi"]> = {}): EutilsClient {
-  const cfg: Config["ncbi"] = {
-    baseUrl: fake.baseUrl,
+  const cfg = ncbiConfig(fake.baseUrl, {
     apiKey: KEY,
-    tool: "pubmed-mcp-test",
     email: "dev@example.org",
-    maxRps: 50,
     maxRetries: 1,
-    timeoutMs: 5000,
-    deadlineMs: 20_000,
-    cacheTtlSeconds: 0,
-    cacheMaxBytes: 1 << 20,
     ...over,
-  };
+  });
   return new EutilsClient(cfg, { backoffBaseMs: 5 });
 }
 

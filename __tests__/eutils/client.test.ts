@@ -16,27 +16,14 @@ import {
   startFakeEutils,
   type FakeEutils,
 } from "../helpers/fake-eutils.js";
+import { ncbiConfig } from "../helpers/ncbi-config.js";
 import { describeShared } from "../helpers/shared.js";
 
 const OK = "<eSearchResult><Count>1</Count><IdList><Id>31452104</Id></IdList></eSearchResult>";
 
 let fake: FakeEutils;
 
-function ncbi(over: Partial<Config["ncbi"]> = {}): Config["ncbi"] {
-  return {
-    baseUrl: fake.baseUrl,
-    apiKey: undefined,
-    tool: "pubmed-mcp-test",
-    email: undefined,
-    maxRps: 50,
-    maxRetries: 3,
-    timeoutMs: 5000,
-    deadlineMs: 20_000,
-    cacheTtlSeconds: 0,
-    cacheMaxBytes: 1 << 20,
-    ...over,
-  };
-}
+const ncbi = (over: Partial<Config["ncbi"]> = {}) => ncbiConfig(fake.baseUrl, over);
 
 function client(over: Partial<Config["ncbi"]> = {}): EutilsClient {
   return new EutilsClient(ncbi(over), { backoffBaseMs: 10 });

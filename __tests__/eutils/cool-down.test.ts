@@ -6,7 +6,6 @@
  * how long anything took.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from "@jest/globals";
-import type { Config } from "../../src/config.js";
 import { RateLimitError } from "../../src/errors.js";
 import { EutilsClient } from "../../src/eutils/client.js";
 import {
@@ -23,6 +22,7 @@ import {
   startFakeEutils,
   type FakeEutils,
 } from "../helpers/fake-eutils.js";
+import { ncbiConfig } from "../helpers/ncbi-config.js";
 import { callTool, startHarness } from "../helpers/mcp.js";
 
 jest.setTimeout(60_000);
@@ -32,19 +32,7 @@ const OK = "<eSearchResult><Count>1</Count><IdList><Id>31452104</Id></IdList></e
 let fake: FakeEutils;
 
 function client(): EutilsClient {
-  const ncbi: Config["ncbi"] = {
-    baseUrl: fake.baseUrl,
-    apiKey: undefined,
-    tool: "pubmed-mcp-test",
-    email: undefined,
-    maxRps: 50,
-    maxRetries: 3,
-    timeoutMs: 5000,
-    deadlineMs: 20_000,
-    cacheTtlSeconds: 0,
-    cacheMaxBytes: 1 << 20,
-  };
-  return new EutilsClient(ncbi, { backoffBaseMs: 10 });
+  return new EutilsClient(ncbiConfig(fake.baseUrl), { backoffBaseMs: 10 });
 }
 
 /** A signal that aborts like a tool's deadline, registered with the limiter. */
