@@ -193,6 +193,27 @@ export function projectFixture(relPath: string): string {
   return readFileSync(join(REPO_DIR, "fixtures", relPath), "utf8");
 }
 
+/**
+ * EFetch (retmode=xml) answered from records held in memory (`<PubmedArticle>` texts by PMID),
+ * for requests whose ids pass `accept` (default: every id is held). Unknown ids are left out of
+ * the set, as NCBI does.
+ */
+export function recordedEfetchRoute(
+  records: ReadonlyMap<string, string>,
+  accept: (ids: string[]) => boolean = (ids) => ids.every((id) => records.has(id)),
+): Route {
+  return onUtility(
+    "efetch",
+    (req) => ({
+      body: `<?xml version="1.0" ?>\n<PubmedArticleSet>${(req.params.id ?? "")
+        .split(",")
+        .map((id) => records.get(id) ?? "")
+        .join("\n")}</PubmedArticleSet>`,
+    }),
+    (req) => req.params.retmode === "xml" && accept((req.params.id ?? "").split(",")),
+  );
+}
+
 /** NCBI's rate-limit body (ERRORS.md, quote 2), with HTTP 429 unless told otherwise. */
 export function rateLimitReply(status = 429, retryAfterSeconds?: number): FakeReply {
   return {

@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { pmcWithholds } from "../../src/devtools/synth-jats.js";
 import { demoCorpus, synthHandler } from "../../src/devtools/synth-ncbi.js";
 import { startSynthServer, type SynthServer } from "../../src/devtools/synth-server.js";
-import { onUtility, startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
+import { recordedEfetchRoute, startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
 import { pmcEfetchRoute } from "../helpers/fake-literature.js";
 import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
 import { HAS_SHARED, eutilsFixture } from "../helpers/shared.js";
@@ -184,18 +184,7 @@ beforeAll(async () => {
   const synth = synthHandler(corpus);
   fake = await startFakeEutils({
     routes: [
-      onUtility(
-        "efetch",
-        (req) => ({
-          body: `<?xml version="1.0" ?>\n<PubmedArticleSet>${(req.params.id ?? "")
-            .split(",")
-            .map((id) => recorded.get(id) ?? "")
-            .join("\n")}</PubmedArticleSet>`,
-        }),
-        (req) =>
-          req.params.retmode === "xml" &&
-          (req.params.id ?? "").split(",").every((id) => recorded.has(id)),
-      ),
+      recordedEfetchRoute(recorded),
       ...(HAS_SHARED ? [pmcEfetchRoute()] : []),
       (req) => synth(req),
     ],

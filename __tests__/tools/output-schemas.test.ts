@@ -11,7 +11,7 @@ import { Ajv, type ValidateFunction } from "ajv";
 import { pmcWithholds } from "../../src/devtools/synth-jats.js";
 import { demoCorpus, synthHandler } from "../../src/devtools/synth-ncbi.js";
 import { startSynthServer, type SynthServer } from "../../src/devtools/synth-server.js";
-import { onUtility, startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
+import { recordedEfetchRoute, startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
 import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
 import { HAS_SHARED, eutilsFixture } from "../helpers/shared.js";
 
@@ -173,18 +173,7 @@ beforeAll(async () => {
   const synth = synthHandler(corpus);
   fake = await startFakeEutils({
     routes: [
-      onUtility(
-        "efetch",
-        (req) => ({
-          body: `<?xml version="1.0" ?>\n<PubmedArticleSet>${(req.params.id ?? "")
-            .split(",")
-            .map((id) => recorded.get(id) ?? "")
-            .join("\n")}</PubmedArticleSet>`,
-        }),
-        (req) =>
-          req.params.retmode === "xml" &&
-          isRecorded((req.params.id ?? "").split(",").filter((id) => id !== "99999999")),
-      ),
+      recordedEfetchRoute(recorded, (ids) => isRecorded(ids.filter((id) => id !== "99999999"))),
       (req) => synth(req),
     ],
   });
