@@ -9,6 +9,7 @@ import { EmbeddingsError, NotFoundError } from "../errors.js";
 import { isoDateTime, isoDay } from "../eutils/dates.js";
 import { getCorpus, getEutils } from "../state.js";
 import type { StoredDocument } from "../store/docs.js";
+import type { JobStatus } from "../store/schema.js";
 import type { Corpus } from "./runtime.js";
 import type { RagResult } from "./search.js";
 import type { SyncInput, SyncResult } from "./sync.js";
@@ -87,13 +88,44 @@ export async function getPaper(pmid: string): Promise<Paper> {
   return toPaper(doc);
 }
 
-export async function readCheckpoint(
-  queryKey: string,
-): Promise<{ query_key: string; last_edat: string | null }> {
+export interface CheckpointView {
+  query_key: string;
+  /** The end of the last complete arrivals (create-date) window. */
+  last_edat: string | null;
+  /** The end of the last complete revisions (modification-date) window. */
+  last_mdat: string | null;
+  /** The query's most recent sync, whatever its outcome. */
+  last_sync: {
+    job_id: string;
+    status: JobStatus;
+    started_at: string;
+    finished_at: string | null;
+    pmids_processed: number;
+    error: string | null;
+  } | null;
+}
+
+export async function readCheckpoint(queryKey: string): Promise<CheckpointView> {
   const { store } = await getCorpus();
   const { getCheckpoint } = await import("../store/checkpoints.js");
+  const { listJobs } = await import("../store/jobs.js");
   const cp = await getCheckpoint(store.db, queryKey);
-  return { query_key: queryKey, last_edat: isoDateTime(cp?.lastEdat ?? null) };
+  const [job] = await listJobs(store.db, { queryKey, limit: 1 });
+  return {
+    query_key: queryKey,
+    last_edat: isoDateTime(cp?.lastEdat ?? null),
+    last_mdat: isoDateTime(cp?.lastMdat ?? null),
+    last_sync: job
+      ? {
+          job_id: job.id,
+          status: job.status,
+          started_at: isoDateTime(job.startedAt) ?? job.startedAt,
+          finished_at: isoDateTime(job.finishedAt),
+          pmids_processed: job.pmidsProcessed,
+          error: job.error,
+        }
+      : null,
+  };
 }
 
 export async function writeCheckpoint(

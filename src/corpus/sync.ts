@@ -1,19 +1,21 @@
 /**
- * pubmed_sync_delta: incremental sync of a query's records by Entrez date (CONTRACTS §4).
+ * pubmed_sync_delta: incremental sync of a query's records (CONTRACTS §4).
  *
- * The window [checkpoint − overlap_days, now] is walked oldest first as day-granular EDAT windows.
- * A window whose count reaches ESearch's 10,000-record reach — or exceeds what is left of
- * max_records — is split in halves until it fits, so every record is covered and one call stops
- * on a window boundary. Each window is fetched through its ESearch history in EFetch batches,
- * upserted (counted by content hash and LR), indexed, and only then does the checkpoint move to
- * the window's end. Any failure leaves the checkpoint where the last complete window put it.
+ * Two walks over [checkpoint − overlap_days, now] (./walks.ts): arrivals by create date, then
+ * revisions by modification date; a first sync walks arrivals from the beginning only. Each walk
+ * goes oldest first through day-granular windows. A window whose count reaches ESearch's
+ * 10,000-record reach — or exceeds what is left of max_records — is split in halves until it
+ * fits, so every record is covered and one call stops on a window boundary. Each window is
+ * fetched through its ESearch history in EFetch batches, upserted (counted by content hash and
+ * LR), indexed, and only then does its walk's mark move to the window's end. Any failure leaves
+ * the marks where the last complete windows put them; a RATE_LIMIT from NCBI stops the sync the
+ * same way and says when NCBI takes requests again (./sync-stop.ts).
  */
 import type { Embedder } from "../embeddings/embedder.js";
 import type { EutilsClient } from "../eutils/client.js";
 import { parseEFetch } from "../eutils/parse/efetch.js";
 import { parseESearch } from "../eutils/parse/esearch.js";
-import { log } from "../log.js";
-import { advanceCheckpoint, getCheckpoint } from "../store/checkpoints.js";
+import { advanceCheckpoint, advanceRevisions, getCheckpoint } from "../store/checkpoints.js";
 import type { Store } from "../store/db.js";
 import { upsertDocuments } from "../store/docs.js";
 import { createJob, finishJob, updateJob } from "../store/jobs.js";
@@ -21,7 +23,10 @@ import { withQueryKeyLock } from "../store/locks.js";
 import type { VectorStore } from "../vectors/vector-store.js";
 import { documentInputFromArticle } from "./document.js";
 import { indexDocuments, indexPending } from "./indexer.js";
-import { FIRST_DAY, dayOf, endOfDay, entrezDay, splitWindow, type Day } from "./windows.js";
+import { SyncProgress, type HeartbeatClock } from "./progress.js";
+import { finishStopped, syncPlan, type SyncPlan } from "./sync-stop.js";
+import { DATE_NAME, windowSearch, type DayRange, type WalkKind } from "./walks.js";
+import { endOfDay, entrezDay, splitWindow, type Day } from "./windows.js";
 
 /** ESearch cannot page past its 10,000th record. */
 export const ESEARCH_REACH = 10_000;
@@ -57,9 +62,12 @@ export interface SyncDeps {
   onProgress?: (done: number, total: number, message: string) => void | Promise<void>;
   /** How long a second sync of the same key waits for the first (default: the store's). */
   lockTimeoutMs?: number;
+  /** The progress heartbeat's clock and timer (default: the system's). */
+  clock?: HeartbeatClock;
 }
 
 interface Window {
+  kind: WalkKind;
   from: Day;
   to: Day;
   count: number;
@@ -71,37 +79,40 @@ class SyncRun {
   readonly counts = { inserted: 0, updated: 0, skipped: 0, processed: 0 };
   readonly warnings: string[] = [];
   maxEdat: string | null = null;
-  total = 0;
   /** Records processed since the store's last checkpoint. */
   unflushed = 0;
+  readonly progressOut: SyncProgress;
+  /** Set once the checkpoint is read. */
+  plan!: SyncPlan;
 
   constructor(
     readonly deps: SyncDeps,
     readonly input: SyncInput,
     readonly jobId: string,
     readonly now: Date,
-  ) {}
+  ) {
+    this.progressOut = new SyncProgress(deps.onProgress, deps.clock);
+  }
 
   get budget(): number {
     return this.input.maxRecords - this.counts.processed;
   }
 
-  async search(from: Day, to: Day): Promise<Window> {
+  async search(kind: WalkKind, from: Day, to: Day): Promise<Window> {
+    this.progressOut.note(`searching ${DATE_NAME[kind]}s ${entrezDay(from)}–${entrezDay(to)}`);
+    const range: DayRange = { from, to };
     const res = await this.deps.eutils.request(
       "esearch",
       {
         db: "pubmed",
-        term: this.input.term,
-        datetype: "edat",
-        mindate: entrezDay(from),
-        maxdate: entrezDay(to),
+        ...windowSearch(kind, this.input.term, range, this.plan.arrivals),
         retmax: 0,
         usehistory: "y",
       },
       { signal: this.deps.signal, noCache: true },
     );
     const r = parseESearch(res.body);
-    return { from, to, count: r.count, webEnv: r.webEnv, queryKey: r.queryKey };
+    return { kind, from, to, count: r.count, webEnv: r.webEnv, queryKey: r.queryKey };
   }
 
   /** Walks [from, to] oldest first; returns false when max_records stopped the walk early. */
@@ -111,7 +122,7 @@ class SyncRun {
       if (!fits && this.counts.processed > 0) return false; // an oversized day waits for the next call
       if (w.count >= ESEARCH_REACH) {
         this.warnings.push(
-          `${w.count} records share the Entrez date ${entrezDay(w.from)}; ESearch reaches only the first ${ESEARCH_REACH - 1}.`,
+          `${w.count} records share the ${DATE_NAME[w.kind]} ${entrezDay(w.from)}; ESearch reaches only the first ${ESEARCH_REACH - 1}.`,
         );
       }
       await this.fetchWindow(w);
@@ -119,7 +130,7 @@ class SyncRun {
     }
     for (const [from, to] of splitWindow(w.from, w.to)) {
       if (this.budget <= 0) return false;
-      if (!(await this.walk(await this.search(from, to)))) return false;
+      if (!(await this.walk(await this.search(w.kind, from, to)))) return false;
     }
     return true;
   }
@@ -141,13 +152,25 @@ class SyncRun {
       );
       await this.storeBatch(parseEFetch(res.body));
     }
-    const end = endOfDay(w.to, this.now);
-    await advanceCheckpoint(this.deps.store.db, this.input.queryKey, end);
+    await this.advance(w);
     if (this.unflushed >= CHECKPOINT_EVERY) {
       await this.deps.store.maintain({ checkpoint: true });
       this.unflushed = 0;
     }
-    await this.report(`synced Entrez dates ${entrezDay(w.from)}–${entrezDay(w.to)}`);
+    await this.report(`synced ${DATE_NAME[w.kind]}s ${entrezDay(w.from)}–${entrezDay(w.to)}`);
+  }
+
+  /** Moves the window's walk mark to its end; a first sync's arrivals also start the revisions mark. */
+  async advance(w: Window): Promise<void> {
+    const end = endOfDay(w.to, this.now);
+    const { db } = this.deps.store;
+    if (w.kind === "revisions") {
+      await advanceRevisions(db, this.input.queryKey, end);
+      return;
+    }
+    // Everything a first sync stores is fetched after it started, so as revised as of its start.
+    const mdat = this.plan.fromScratch ? this.now : undefined;
+    await advanceCheckpoint(db, this.input.queryKey, end, mdat);
   }
 
   async storeBatch(articles: ReturnType<typeof parseEFetch>): Promise<void> {
@@ -169,11 +192,12 @@ class SyncRun {
       this.deps,
       docs.map((d) => d.pmid),
     );
+    await this.progressOut.records(this.counts.processed, "stored and indexed a batch");
   }
 
   async report(message: string): Promise<void> {
     await updateJob(this.deps.store.db, this.jobId, this.progress());
-    await this.deps.onProgress?.(this.counts.processed, Math.max(this.total, 1), message);
+    await this.progressOut.records(this.counts.processed, message);
   }
 
   progress() {
@@ -208,17 +232,12 @@ export async function syncDelta(deps: SyncDeps, input: SyncInput): Promise<SyncR
     async () => {
       const job = await createJob(store.db, { queryKey: input.queryKey, term: input.term });
       const run = new SyncRun(deps, input, job.id, deps.now?.() ?? new Date());
+      run.progressOut.start();
       try {
         const recovered = await indexPending(deps);
         if (recovered > 0)
           run.warnings.push(`Indexed ${recovered} stored documents an earlier run left unindexed.`);
-        const checkpoint = await getCheckpoint(store.db, input.queryKey);
-        const from = checkpoint?.lastEdat
-          ? dayOf(new Date(checkpoint.lastEdat)) - input.overlapDays
-          : FIRST_DAY;
-        const root = await run.search(Math.max(from, FIRST_DAY), dayOf(run.now));
-        run.total = Math.min(root.count, input.maxRecords);
-        const complete = await run.walk(root);
+        const complete = await walkAll(run, input);
         // pgvector builds its HNSW index once, after the bulk load, not row by row.
         await deps.vectors.finishBulkLoad?.();
         if (recovered + run.counts.inserted + run.counts.updated > 0) {
@@ -235,15 +254,34 @@ export async function syncDelta(deps: SyncDeps, input: SyncInput): Promise<SyncR
         });
         return run.result();
       } catch (err) {
-        log.warn("sync failed", { queryKey: input.queryKey, jobId: job.id, error: String(err) });
-        await finishJob(store.db, job.id, {
-          status: "failed",
-          error: err instanceof Error ? err.message : String(err),
-          ...run.progress(),
-        }).catch(() => undefined);
-        throw err;
+        throw await finishStopped(store.db, input.queryKey, job.id, err, run.progress());
+      } finally {
+        run.progressOut.stop();
+        await run.progressOut.flush();
       }
     },
     deps.lockTimeoutMs === undefined ? {} : { timeoutMs: deps.lockTimeoutMs },
   );
+}
+
+/** Arrivals, then (unless this is a first sync) revisions; false when max_records stopped it. */
+async function walkAll(run: SyncRun, input: SyncInput): Promise<boolean> {
+  const { db } = run.deps.store;
+  run.plan = syncPlan(await getCheckpoint(db, input.queryKey), input.overlapDays, run.now);
+  const { arrivals, revisions } = run.plan;
+  const arrivalsRoot = await run.search("arrivals", arrivals.from, arrivals.to);
+  let revisionsRoot = revisions
+    ? await run.search("revisions", revisions.from, revisions.to)
+    : null;
+  run.progressOut.setTotal(
+    Math.min(arrivalsRoot.count + (revisionsRoot?.count ?? 0), input.maxRecords),
+  );
+  if (!(await run.walk(arrivalsRoot))) return false;
+  if (!revisions || !revisionsRoot) return true;
+  // A long arrivals walk may outlive the first search's history on NCBI's side: ask again.
+  if (run.counts.processed > 0) {
+    revisionsRoot = await run.search("revisions", revisions.from, revisions.to);
+  }
+  if (run.budget <= 0 && revisionsRoot.count > 0) return false;
+  return run.walk(revisionsRoot);
 }

@@ -1,6 +1,7 @@
 /**
  * ESearch over a synthetic corpus, with NCBI's PubMed rules: day-granular inclusive date
- * windows, a deterministic order, the history server (WebEnv + query_key), and the reach limit —
+ * windows (datetype edat/pdat/mdat, and create-date ranges in the term:
+ * `(<term>) AND ("2024/01/01"[crdt] : "2024/01/31"[crdt])`, or NOT them), a deterministic order, the history server (WebEnv + query_key), and the reach limit —
  * PubMed serves only the first 9,999 records of a result set, so `retstart` past 9,998 on a
  * bigger set is refused with NCBI's own message and a sync has to split its date window.
  */
@@ -34,6 +35,9 @@ export interface SearchResult {
   queryTranslation: string;
 }
 
+/** `(<query>) AND|NOT ("YYYY/MM/DD"[crdt] : "YYYY/MM/DD"[crdt])`, as a sync writes it. */
+const CRDT_RANGE =
+  /^\((.*)\) (AND|NOT) \("(\d{4}\/\d{1,2}\/\d{1,2})"\[crdt\] : "(\d{4}\/\d{1,2}\/\d{1,2})"\[crdt\]\)$/i;
 const PUBTYPE_FILTER = /^\((.*)\) AND \(((?:"[^"]+"\[Publication Type\](?: OR )?)+)\)$/;
 const DATE_FIELD: Record<DateType, string> = {
   edat: "Date - Entry",
@@ -78,7 +82,36 @@ export function searchSpec(params: Record<string, string>, now: number): SearchS
 function dateOf(corpus: SynthCorpus, index: number, type: DateType): number {
   if (type === "edat") return corpus.edatOf(index);
   if (type === "pdat") return pubDateDay(corpus.citationAt(index).pubDate);
-  return corpus.recordAt(index).lr;
+  return corpus.mdatOf(index);
+}
+
+interface CreateRange {
+  negate: boolean;
+  /** Inclusive ms bounds, whole days. */
+  from: number;
+  to: number;
+  text: string;
+}
+
+/** Peels create-date ranges off the end of a term: the query inside, and the ranges in order. */
+function createRanges(term: string): { query: string; ranges: CreateRange[] } {
+  let query = term;
+  const ranges: CreateRange[] = [];
+  for (let m = CRDT_RANGE.exec(query); m; m = CRDT_RANGE.exec(query)) {
+    const lo = parsePeriod(m[3] ?? "");
+    const hi = parsePeriod(m[4] ?? "");
+    if (!lo || !hi) break;
+    const from = Math.floor(lo.start / DAY_MS) * DAY_MS;
+    const to = Math.floor(hi.end / DAY_MS) * DAY_MS + DAY_MS - 1;
+    ranges.unshift({
+      negate: (m[2] ?? "").toUpperCase() === "NOT",
+      from,
+      to,
+      text: `${slashDate(from)}:${slashDate(to)}[Date - Create]`,
+    });
+    query = (m[1] ?? "").trim();
+  }
+  return { query, ranges };
 }
 
 /** PubMed's default order for these sets: newest Entrez date first, then higher PMID. */
@@ -106,7 +139,8 @@ function order(corpus: SynthCorpus, indices: number[], sort: string): number[] {
 }
 
 export function runSearch(corpus: SynthCorpus, spec: SearchSpec): SearchResult {
-  let query = spec.term.trim();
+  const peeled = createRanges(spec.term.trim());
+  let query = peeled.query;
   let pubTypes: string[] = [];
   const filtered = PUBTYPE_FILTER.exec(query);
   if (filtered) {
@@ -123,6 +157,12 @@ export function runSearch(corpus: SynthCorpus, spec: SearchSpec): SearchResult {
       return d >= spec.from && d <= spec.to;
     });
   }
+  for (const r of peeled.ranges) {
+    indices = indices.filter((i) => {
+      const d = corpus.crdtOf(i);
+      return d >= r.from && d <= r.to ? !r.negate : r.negate;
+    });
+  }
   if (pubTypes.length > 0) {
     indices = indices.filter((i) =>
       corpus.recordAt(i).publicationTypes.some((t) => pubTypes.includes(t.name.toLowerCase())),
@@ -131,6 +171,8 @@ export function runSearch(corpus: SynthCorpus, spec: SearchSpec): SearchResult {
   let translation = `"${query.toLowerCase()}"[All Fields]`;
   if (pubTypes.length > 0)
     translation = `(${translation}) AND (${pubTypes.map((t) => `"${t}"[Publication Type]`).join(" OR ")})`;
+  for (const r of peeled.ranges)
+    translation = `(${translation}) ${r.negate ? "NOT" : "AND"} ${r.text}`;
   if (spec.hasDates) {
     const lo = spec.from === -Infinity ? "1000/01/01" : slashDate(spec.from);
     const hi = spec.to === Infinity ? "3000/12/31" : slashDate(spec.to);

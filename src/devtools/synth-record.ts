@@ -29,6 +29,8 @@ export interface RecordInputs {
   citationEdat: number;
   lrOverride: number | undefined;
   abstractVersion: number;
+  /** Retracted by `revise(…, { retract: true })`, on top of the ~1 in 97 drawn retractions. */
+  retract: boolean;
   references: { pmid: string; citation: string }[];
   now: number;
 }
@@ -222,13 +224,18 @@ export function buildRecord(input: RecordInputs): SynthRecord {
     received === null ? null : Math.min(received + rng.int(14, 80) * DAY_MS, startOfDay(edat));
   const pubmedDate = edat + rng.int(0, 150) * 60_000;
   // About 1 in 97 records, spread evenly, so even the small demo corpus has retractions.
-  const retracted = (index + (seed >>> 0)) % 97 === 0;
+  const drawnRetracted = (index + (seed >>> 0)) % 97 === 0;
+  const retracted = input.retract || drawnRetracted;
   const lrBase = startOfDay(status === "MEDLINE" ? indexedAt : edat);
   const lrDrawn =
     lrBase + Math.floor(((Math.max(now, lrBase) - lrBase) * rng.next() ** 2) / DAY_MS) * DAY_MS;
-  const retractedAt = retracted
+  // A retraction made by revise() dates from that revision; the draw happens only for drawn ones,
+  // so other records' draws stay as they were.
+  const retractedAt = drawnRetracted
     ? Math.min(startOfDay(now), lrBase + rng.int(200, 900) * DAY_MS)
-    : null;
+    : retracted
+      ? startOfDay(input.lrOverride ?? now)
+      : null;
   const journalCode = citation.journal.iso.toLowerCase().replace(/[^a-z]+/g, "");
   const doi = hasDoi
     ? `10.5555/${journalCode}.${citation.pubDate.year}.${String(index).padStart(6, "0")}`

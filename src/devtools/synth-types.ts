@@ -13,6 +13,12 @@ export interface SynthTermSpec {
   /** Entrez-date span, inclusive: "YYYY-MM-DD" or "YYYY/MM/DD" (or any ISO-8601 instant). */
   edatFrom: string;
   edatTo: string;
+  /**
+   * The create date (CRDT) of every record of this batch; by default each record's own EDAT. A
+   * create date after the EDAT is what PubMed does to a record that enters more than a year after
+   * its publication: it back-dates the EDAT to the publication date.
+   */
+  createdAt?: string;
 }
 
 export interface SynthAuthor {

@@ -64,6 +64,11 @@ export class SynthCorpus implements LinkView {
   private readonly topicPos: number[] = [];
   private readonly lrOverride = new Map<number, number>();
   private readonly abstractVersion = new Map<number, number>();
+  /** Create dates (CRDT) that differ from the EDAT: back-dated arrivals. */
+  private readonly crdtOverride = new Map<number, number>();
+  /** Modification dates (MDAT) set by revise(); other records were last modified on creation. */
+  private readonly mdatOverride = new Map<number, number>();
+  private readonly retracted = new Set<number>();
   private batches = 0;
 
   constructor(opts: SynthCorpusOptions) {
@@ -99,6 +104,10 @@ export class SynthCorpus implements LinkView {
     edats.sort((a, b) => a - b);
     const entry = at(this.entries, t);
     const first = this.size;
+    const created = spec.createdAt === undefined ? undefined : parsePeriod(spec.createdAt)?.start;
+    if (spec.createdAt !== undefined && created === undefined) {
+      throw new RangeError(`synth: bad createdAt ${spec.createdAt}`);
+    }
     const pmids: string[] = [];
     for (const [k, edat] of edats.entries()) {
       const index = first + k;
@@ -109,6 +118,7 @@ export class SynthCorpus implements LinkView {
       this.topicIdx.push(topic);
       this.edats.push(edat);
       this.citationIdx.push(twin ? index - 1 : index);
+      if (created !== undefined) this.crdtOverride.set(index, created);
       let members = this.topicMembers.get(topic);
       if (!members) this.topicMembers.set(topic, (members = []));
       this.topicPos.push(members.length);
@@ -118,13 +128,22 @@ export class SynthCorpus implements LinkView {
     return pmids;
   }
 
-  /** Bumps DateRevised (LR) and, on request, rewrites the abstract — what a sync sees as a new version. */
-  revise(pmid: string | number, change: { lr: Date; changeAbstract?: boolean }): void {
+  /**
+   * Bumps DateRevised (LR) and, on request, rewrites the abstract or retracts the paper (adds the
+   * "Retracted Publication" type) — what a sync sees as a new version. The record's modification
+   * date (MDAT, what `datetype=mdat` searches) becomes `mdat`, by default the LR.
+   */
+  revise(
+    pmid: string | number,
+    change: { lr: Date; changeAbstract?: boolean; retract?: boolean; mdat?: Date },
+  ): void {
     const index = this.indexOf(pmid);
     if (index === undefined) throw new RangeError(`synth: no record ${pmid}`);
     this.lrOverride.set(index, Math.floor(change.lr.getTime() / DAY_MS) * DAY_MS);
+    this.mdatOverride.set(index, (change.mdat ?? change.lr).getTime());
     if (change.changeAbstract)
       this.abstractVersion.set(index, (this.abstractVersion.get(index) ?? 0) + 1);
+    if (change.retract) this.retracted.add(index);
   }
 
   /**
@@ -203,6 +222,7 @@ export class SynthCorpus implements LinkView {
       citationEdat: this.edatOf(citationIndex),
       lrOverride: this.lrOverride.get(index),
       abstractVersion: this.abstractVersion.get(index) ?? 0,
+      retract: this.retracted.has(index),
       references: referencesOf(this, index).map((r) => ({
         pmid: this.pmidOf(r),
         citation: shortCitation(this.citationAt(r), null),
@@ -245,6 +265,14 @@ export class SynthCorpus implements LinkView {
   }
   edatOf(index: number): number {
     return this.edats[index] ?? 0;
+  }
+  /** Create date (CRDT): the EDAT unless the record arrived back-dated. */
+  crdtOf(index: number): number {
+    return this.crdtOverride.get(index) ?? this.edatOf(index);
+  }
+  /** Modification date (MDAT): the last revise(), else the create date. */
+  mdatOf(index: number): number {
+    return this.mdatOverride.get(index) ?? this.crdtOf(index);
   }
   members(topic: number): readonly number[] {
     return this.topicMembers.get(topic) ?? [];

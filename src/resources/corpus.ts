@@ -41,6 +41,7 @@ export const corpusResource = defineResource({
         checkpoints: checkpoints.map((c) => ({
           query_key: c.queryKey,
           last_edat: isoDateTime(c.lastEdat),
+          last_mdat: isoDateTime(c.lastMdat),
         })),
       },
       null,

@@ -24,7 +24,10 @@ export interface Failure {
   /** What the service did, for messages: "HTTP 503", "an HTML page instead of XML", … */
   what: string;
   advice: string;
+  /** The pause this client honours: the service's Retry-After, at most MAX_RETRY_AFTER_MS. */
   retryAfterMs?: number;
+  /** The pause the service asked for, uncapped (reported to a caller that stops, e.g. a sync). */
+  retryAfterGivenMs?: number;
 }
 
 export type Outcome = { ok: true; body: string } | { ok: false; failure: Failure };
@@ -50,7 +53,7 @@ export function rateLimitFailure(
   const after = retryAfterMs(retryAfter);
   const retry = after === undefined ? undefined : Math.min(after, MAX_RETRY_AFTER_MS);
   const what = `a rate-limit refusal (HTTP ${status})`;
-  return { rateLimited: true, what, advice, retryAfterMs: retry };
+  return { rateLimited: true, what, advice, retryAfterMs: retry, retryAfterGivenMs: after };
 }
 
 /** Connection refused, reset or cut mid-body. Only the error code is kept: messages may hold URLs. */
@@ -90,7 +93,12 @@ export function retriesExhausted(
   const times = `${attempts} time${attempts === 1 ? "" : "s"}`;
   const who = label ? `${service.name} ${label}` : service.name;
   const message = `${who} failed ${times}; the last reply was ${last.what}. ${last.advice}`;
-  const all = { ...details, attempts };
+  const all: Record<string, unknown> = { ...details, attempts };
+  if (last.rateLimited && last.retryAfterGivenMs !== undefined) {
+    // What the service asked for, so a caller that stops can say when to come back.
+    all.retryAfterSeconds = Math.ceil(last.retryAfterGivenMs / 1000);
+    all.retryAt = new Date(Date.now() + last.retryAfterGivenMs).toISOString();
+  }
   return last.rateLimited ? new RateLimitError(message, all) : new UpstreamError(message, all);
 }
 

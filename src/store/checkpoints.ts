@@ -1,7 +1,9 @@
 /**
- * Sync checkpoints: per query_key, the latest Entrez date (EDAT) fully stored and indexed. Syncs
- * only move a checkpoint forward; a manual set may move it anywhere (backfills). Every change is
- * recorded in checkpoint_audit.
+ * Sync checkpoints: per query_key, two marks a sync has fully stored and indexed up to —
+ * `last_edat`, the end of the last complete arrivals window (create date, CRDT; the column keeps
+ * its first name, as the tools do), and `last_mdat`, the end of the last complete revisions window
+ * (modification date, MDAT). Syncs only move a mark forward; a manual set moves both anywhere
+ * (backfills). Every change is recorded in checkpoint_audit.
  */
 import type { Kysely, Selectable } from "kysely";
 import { ValidationError } from "../errors.js";
@@ -15,6 +17,8 @@ export interface Checkpoint {
   queryKey: string;
   /** ISO-8601 UTC, or null before the first sync. */
   lastEdat: string | null;
+  /** ISO-8601 UTC, or null until a sync has covered revisions (see the module comment). */
+  lastMdat: string | null;
   updatedAt: string;
 }
 
@@ -23,6 +27,8 @@ export interface CheckpointAuditEntry {
   queryKey: string;
   oldEdat: string | null;
   newEdat: string | null;
+  oldMdat: string | null;
+  newMdat: string | null;
   source: CheckpointSource;
   note: string | null;
   at: string;
@@ -31,6 +37,12 @@ export interface CheckpointAuditEntry {
 export interface AdvanceResult {
   advanced: boolean;
   lastEdat: string | null;
+  lastMdat: string | null;
+}
+
+interface Marks {
+  edat: Date | null;
+  mdat: Date | null;
 }
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
@@ -49,9 +61,20 @@ export function rowToAudit(r: Selectable<CheckpointAuditTable>): CheckpointAudit
     queryKey: r.query_key,
     oldEdat: iso(r.old_edat),
     newEdat: iso(r.new_edat),
+    oldMdat: iso(r.old_mdat),
+    newMdat: iso(r.new_mdat),
     source: r.source,
     note: r.note,
     at: r.at.toISOString(),
+  };
+}
+
+function rowToCheckpoint(row: Selectable<Database["checkpoints"]>): Checkpoint {
+  return {
+    queryKey: row.query_key,
+    lastEdat: iso(row.last_edat),
+    lastMdat: iso(row.last_mdat),
+    updatedAt: row.updated_at.toISOString(),
   };
 }
 
@@ -59,37 +82,27 @@ export async function getCheckpoint(db: Db, queryKey: string): Promise<Checkpoin
   const row = await storeCall("reading a checkpoint", () =>
     db.selectFrom("checkpoints").selectAll().where("query_key", "=", queryKey).executeTakeFirst(),
   );
-  return row
-    ? {
-        queryKey: row.query_key,
-        lastEdat: iso(row.last_edat),
-        updatedAt: row.updated_at.toISOString(),
-      }
-    : null;
+  return row ? rowToCheckpoint(row) : null;
 }
 
 export async function listCheckpoints(db: Db): Promise<Checkpoint[]> {
   const rows = await storeCall("listing checkpoints", () =>
     db.selectFrom("checkpoints").selectAll().orderBy("query_key").execute(),
   );
-  return rows.map((row) => ({
-    queryKey: row.query_key,
-    lastEdat: iso(row.last_edat),
-    updatedAt: row.updated_at.toISOString(),
-  }));
+  return rows.map(rowToCheckpoint);
 }
 
 /**
- * Sets the checkpoint under a row lock, creating it if needed, and audits the change. `accept`
- * decides from the current value whether to write (the forward-only rule for syncs).
+ * Sets the marks under a row lock, creating the row if needed, and audits the change. `next`
+ * decides from the current marks what to write (the forward-only rule for syncs); returning the
+ * current marks unchanged writes nothing.
  */
 async function setCheckpoint(
   db: Db,
   queryKey: string,
-  edat: Date | null,
   source: CheckpointSource,
   note: string | null,
-  accept: (old: Date | null) => boolean,
+  next: (old: Marks) => Marks,
 ): Promise<AdvanceResult> {
   return inTransaction(db, async (trx) => {
     // Insert-if-absent first so concurrent first writers serialise on the row lock below.
@@ -100,38 +113,80 @@ async function setCheckpoint(
       .execute();
     const current = await trx
       .selectFrom("checkpoints")
-      .select("last_edat")
+      .select(["last_edat", "last_mdat"])
       .where("query_key", "=", queryKey)
       .forUpdate()
       .executeTakeFirstOrThrow();
-    const old = current.last_edat;
-    if (!accept(old)) return { advanced: false, lastEdat: iso(old) };
+    const old: Marks = { edat: current.last_edat, mdat: current.last_mdat };
+    const want = next(old);
+    const same = (a: Date | null, b: Date | null) => a?.getTime() === b?.getTime();
+    if (source === "sync" && same(want.edat, old.edat) && same(want.mdat, old.mdat)) {
+      return { advanced: false, lastEdat: iso(old.edat), lastMdat: iso(old.mdat) };
+    }
     await trx
       .updateTable("checkpoints")
-      .set({ last_edat: edat, updated_at: new Date() })
+      .set({ last_edat: want.edat, last_mdat: want.mdat, updated_at: new Date() })
       .where("query_key", "=", queryKey)
       .execute();
     await trx
       .insertInto("checkpoint_audit")
-      .values({ query_key: queryKey, old_edat: old, new_edat: edat, source, note })
+      .values({
+        query_key: queryKey,
+        old_edat: old.edat,
+        new_edat: want.edat,
+        old_mdat: old.mdat,
+        new_mdat: want.mdat,
+        source,
+        note,
+      })
       .execute();
-    return { advanced: true, lastEdat: iso(edat) };
+    return { advanced: true, lastEdat: iso(want.edat), lastMdat: iso(want.mdat) };
   });
 }
 
-/** Moves the checkpoint forward to `edat`; an equal or earlier value changes nothing. */
+const later = (a: Date | null, b: Date | undefined): Date | null =>
+  b !== undefined && (a === null || b > a) ? b : a;
+
+/**
+ * Moves the arrivals mark forward to `edat` and, when given, the revisions mark forward to
+ * `mdat`; an equal or earlier value leaves that mark as it is.
+ */
 export async function advanceCheckpoint(
   db: Db,
   queryKey: string,
   edat: string | Date,
+  mdat?: string | Date,
 ): Promise<AdvanceResult> {
-  const d = toDate(edat, "edat");
+  const e = toDate(edat, "edat");
+  const m = mdat === undefined ? undefined : toDate(mdat, "mdat");
   return storeCall("advancing a checkpoint", () =>
-    setCheckpoint(db, queryKey, d, "sync", null, (old) => old === null || d > old),
+    setCheckpoint(db, queryKey, "sync", null, (old) => ({
+      edat: later(old.edat, e),
+      mdat: later(old.mdat, m),
+    })),
   );
 }
 
-/** Sets the checkpoint to any value (null = start over); always audited. */
+/** Moves the revisions mark forward to `mdat`; an equal or earlier value changes nothing. */
+export async function advanceRevisions(
+  db: Db,
+  queryKey: string,
+  mdat: string | Date,
+): Promise<AdvanceResult> {
+  const m = toDate(mdat, "mdat");
+  return storeCall("advancing a checkpoint", () =>
+    setCheckpoint(db, queryKey, "sync", null, (old) => ({
+      edat: old.edat,
+      mdat: later(old.mdat, m),
+    })),
+  );
+}
+
+/**
+ * Sets both marks to `edat` (null = start over), forward or back; always audited. Moving back
+ * re-reads from there on the next sync: arrivals created since then, and revisions made since
+ * then to records created before.
+ */
 export async function setCheckpointManual(
   db: Db,
   queryKey: string,
@@ -140,7 +195,7 @@ export async function setCheckpointManual(
 ): Promise<AdvanceResult> {
   const d = edat === null ? null : toDate(edat, "last_edat");
   return storeCall("setting a checkpoint", () =>
-    setCheckpoint(db, queryKey, d, "manual", note ?? null, () => true),
+    setCheckpoint(db, queryKey, "manual", note ?? null, () => ({ edat: d, mdat: d })),
   );
 }
 

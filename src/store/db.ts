@@ -10,6 +10,7 @@ import type { Extensions } from "@electric-sql/pglite";
 import pg from "pg";
 import { StoreError } from "../errors.js";
 import { log } from "../log.js";
+import { markAbandonedJobs } from "./abandoned.js";
 import { acquireDirLock } from "./file-lock.js";
 import { migrationProvider } from "./migrations/index.js";
 import type { Database } from "./schema.js";
@@ -44,7 +45,14 @@ const MIGRATION_TABLE = "pubmed_mcp_migration";
 const MIGRATION_LOCK_TABLE = "pubmed_mcp_migration_lock";
 
 export async function openStore(opts: OpenStoreOptions): Promise<Store> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts) : openPglite(opts);
+  const store = await (opts.databaseUrl ? openPostgres(opts.databaseUrl, opts) : openPglite(opts));
+  // A sync that died with its process leaves no job `running` after the next start.
+  await markAbandonedJobs(store).catch((err: unknown) => {
+    log.warn("could not mark abandoned sync jobs", {
+      message: err instanceof Error ? err.message : String(err),
+    });
+  });
+  return store;
 }
 
 async function openPostgres(url: string, opts: OpenStoreOptions): Promise<Store> {

@@ -174,3 +174,38 @@ export async function clearSyncProgress(db: Db, queryKey: string): Promise<void>
     db.deleteFrom("sync_progress").where("query_key", "=", queryKey).execute(),
   );
 }
+
+/** The query_keys that have jobs still marked running. */
+export async function runningJobKeys(db: Db): Promise<string[]> {
+  const rows = await storeCall("listing running sync jobs", () =>
+    db
+      .selectFrom("sync_jobs")
+      .select("query_key")
+      .distinct()
+      .where("status", "=", "running")
+      .orderBy("query_key")
+      .execute(),
+  );
+  return rows.map((r) => r.query_key);
+}
+
+/**
+ * Marks the running jobs of `queryKey` abandoned. Only for a caller that holds the key's sync
+ * lock, so no live sync of that key can own them (src/store/abandoned.ts).
+ */
+export async function abandonRunningJobs(
+  db: Db,
+  queryKey: string,
+  reason: string,
+): Promise<number> {
+  const rows = await storeCall("marking abandoned sync jobs", () =>
+    db
+      .updateTable("sync_jobs")
+      .set({ status: "abandoned", error: reason, finished_at: new Date() })
+      .where("query_key", "=", queryKey)
+      .where("status", "=", "running")
+      .returning("id")
+      .execute(),
+  );
+  return rows.length;
+}

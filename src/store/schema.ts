@@ -63,7 +63,10 @@ export interface ChunksTable {
 
 export interface CheckpointsTable {
   query_key: string;
+  /** Arrivals: the end of the last create-date (CRDT) window fully stored and indexed. */
   last_edat: NullableTimestamp;
+  /** Revisions: the end of the last modification-date (MDAT) window fully stored and indexed. */
+  last_mdat: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   updated_at: CreatedTimestamp;
 }
 
@@ -75,12 +78,19 @@ export interface CheckpointAuditTable {
   query_key: string;
   old_edat: NullableTimestamp;
   new_edat: NullableTimestamp;
+  old_mdat: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  new_mdat: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   source: CheckpointSource;
   note: string | null;
   at: CreatedTimestamp;
 }
 
-export type JobStatus = "running" | "succeeded" | "failed" | "partial";
+/**
+ * `partial`: max_records stopped it (call again); `rate_limited`: NCBI asked for a longer pause
+ * than a sync waits; `abandoned`: its process died mid-sync (marked when a store next opens).
+ */
+export type JobStatus =
+  "running" | "succeeded" | "failed" | "partial" | "rate_limited" | "abandoned";
 
 export interface SyncJobsTable {
   id: string;

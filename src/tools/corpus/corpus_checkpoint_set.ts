@@ -6,8 +6,10 @@ import { defineTool } from "../tool.js";
 export const corpusCheckpointSet = defineTool({
   name: "corpus_checkpoint_set",
   description:
-    "Set a saved query's sync checkpoint by hand, e.g. back in time to backfill: the next " +
-    "pubmed_sync_delta re-reads from there. Every manual set is recorded in an audit trail. " +
+    "Set a saved query's sync checkpoint by hand, e.g. back in time to backfill: both marks " +
+    "(last_edat for arrivals, last_mdat for revisions) move there, so the next pubmed_sync_delta " +
+    "re-reads records created since then and revisions made since then. Every manual set is " +
+    "recorded in an audit trail. " +
     'Example: {"query_key": "metformin-aging", "last_edat": "2024-01-01T00:00:00Z"}.',
   annotations: {
     title: "Set a sync checkpoint",

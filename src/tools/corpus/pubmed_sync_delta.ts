@@ -7,11 +7,13 @@ import { defineTool } from "../tool.js";
 export const pubmedSyncDelta = defineTool({
   name: "pubmed_sync_delta",
   description:
-    "Sync the PubMed records of a query into the local evidence corpus, incrementally by Entrez " +
-    "date: the first call stores every matching record, later calls only what was added or revised " +
-    "since the query's checkpoint (minus overlap_days). Records are chunked, embedded and indexed " +
-    "for rag_search. Idempotent; one call processes at most max_records, and the next call " +
-    "continues. Reports progress. Example: " +
+    "Sync the PubMed records of a query into the local evidence corpus: the first call stores " +
+    "every matching record; later calls fetch what was created (new arrivals, by create date) or " +
+    "modified (revisions: retractions, corrections, new MeSH) since the query's checkpoint minus " +
+    "overlap_days. Records are chunked, embedded and indexed for rag_search; a newly retracted " +
+    "paper leaves rag_search at once. Idempotent; one call processes at most max_records, and the " +
+    "next call continues. Reports progress. If NCBI rate-limits it, it stops with RATE_LIMIT " +
+    "saying when to call again, keeping what it stored. Example: " +
     '{"query_key": "metformin-aging", "term": "metformin AND aging", "overlap_days": 5}.',
   annotations: {
     title: "Sync a query into the local corpus",
@@ -29,7 +31,7 @@ export const pubmedSyncDelta = defineTool({
       ),
     term: requiredText().describe("PubMed query to sync."),
     overlap_days: numeric(z.int().min(0).max(3650).default(5)).describe(
-      "Re-read this many days before the checkpoint, to catch late-indexed records.",
+      "Re-read this many days before the checkpoint, to catch records indexed late.",
     ),
     max_records: numeric(z.int().min(1).max(1_000_000).default(50_000)).describe(
       "Most records this call processes; call again to continue.",
