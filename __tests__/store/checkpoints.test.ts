@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, expect, it } from "@jest/globals";
 import { ValidationError } from "../../src/errors.js";
 import {
   advanceCheckpoint,
+  advanceRevisions,
   getCheckpoint,
   listAudit,
   listCheckpoints,
@@ -30,13 +31,14 @@ describeEachBackend("checkpoints", (kind) => {
   });
 
   it("advances forward only, auditing each real move as 'sync'", async () => {
-    expect(await advanceCheckpoint(store.db, "q", D2)).toEqual({ advanced: true, lastEdat: D2 });
-    expect(await advanceCheckpoint(store.db, "q", D1)).toEqual({ advanced: false, lastEdat: D2 });
-    expect(await advanceCheckpoint(store.db, "q", D2)).toEqual({ advanced: false, lastEdat: D2 });
+    const at = (lastEdat: string, lastMdat: string | null = null) => ({ lastEdat, lastMdat });
+    expect(await advanceCheckpoint(store.db, "q", D2)).toEqual({ advanced: true, ...at(D2) });
+    expect(await advanceCheckpoint(store.db, "q", D1)).toEqual({ advanced: false, ...at(D2) });
+    expect(await advanceCheckpoint(store.db, "q", D2)).toEqual({ advanced: false, ...at(D2) });
     // Offsets are normalised to UTC.
     expect(await advanceCheckpoint(store.db, "q", "2024-03-01T14:30:00+02:00")).toEqual({
       advanced: true,
-      lastEdat: D3,
+      ...at(D3),
     });
     expect((await getCheckpoint(store.db, "q"))?.lastEdat).toBe(D3);
     const audit = await listAudit(store.db, "q");
@@ -48,11 +50,41 @@ describeEachBackend("checkpoints", (kind) => {
     ]);
   });
 
+  it("keeps the revisions mark apart: forward only, set along with last_edat by a manual set", async () => {
+    // A first sync's arrivals start the revisions mark; later arrivals leave it alone.
+    expect(await advanceCheckpoint(store.db, "q", D1, D2)).toEqual({
+      advanced: true,
+      lastEdat: D1,
+      lastMdat: D2,
+    });
+    expect(await advanceCheckpoint(store.db, "q", D2, D1)).toEqual({
+      advanced: true,
+      lastEdat: D2,
+      lastMdat: D2,
+    });
+    expect(await advanceRevisions(store.db, "q", D1)).toMatchObject({ advanced: false });
+    expect(await advanceRevisions(store.db, "q", D3)).toEqual({
+      advanced: true,
+      lastEdat: D2,
+      lastMdat: D3,
+    });
+    await setCheckpointManual(store.db, "q", D1, "backfill");
+    expect(await getCheckpoint(store.db, "q")).toMatchObject({ lastEdat: D1, lastMdat: D1 });
+    const audit = await listAudit(store.db, "q");
+    expect(audit.map((a) => [a.source, a.oldMdat, a.newMdat])).toEqual([
+      ["sync", null, D2],
+      ["sync", D2, D2],
+      ["sync", D2, D3],
+      ["manual", D3, D1],
+    ]);
+  });
+
   it("lets a manual set move backward (and to null), always audited with its note", async () => {
     await advanceCheckpoint(store.db, "q", D3);
     expect(await setCheckpointManual(store.db, "q", D1, "backfill 2024")).toEqual({
       advanced: true,
       lastEdat: D1,
+      lastMdat: D1,
     });
     expect((await getCheckpoint(store.db, "q"))?.lastEdat).toBe(D1);
     await setCheckpointManual(store.db, "q", D1);

@@ -11,6 +11,7 @@ import { StoreError } from "../../src/errors.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { getDocument, upsertDocuments } from "../../src/store/docs.js";
 import { LOCK_FILE } from "../../src/store/file-lock.js";
+import { migrations } from "../../src/store/migrations/index.js";
 import { setMeta, getMeta } from "../../src/store/meta.js";
 import {
   describeBackend,
@@ -58,10 +59,14 @@ describeEachBackend("opening the store", (kind) => {
     expect(type("chunks", "id")).toBe("uuid");
     expect(type("checkpoint_audit", "id")).toBe("bigint");
     expect(type("sync_progress", "state")).toBe("jsonb");
+    expect(type("checkpoints", "last_mdat")).toBe("timestamp with time zone");
+    expect(type("checkpoint_audit", "new_mdat")).toBe("timestamp with time zone");
     const applied = await sql<{ name: string }>`select name from pubmed_mcp_migration`.execute(
       store.db,
     );
-    expect(applied.rows.map((r) => r.name)).toEqual(["2026_11_21_001_init"]);
+    // Every migration listed, in order (the list grows; the names are checked where defined).
+    expect(applied.rows.map((r) => r.name)).toEqual(Object.keys(migrations).sort());
+    expect(applied.rows[0]?.name).toBe("2026_11_21_001_init");
   });
 
   it("deletes a document's chunks with the document", async () => {
