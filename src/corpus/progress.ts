@@ -3,9 +3,12 @@
  * records apart) and a heartbeat whenever a second has passed without one, so a client never
  * waits a second in silence — also while a request waits for NCBI.
  *
- * `progress` counts records processed. MCP requires it to increase with every notification, so a
- * heartbeat between two batches adds a growing fraction below one record (n + k/(k+1) for the
- * k-th heartbeat since n records); the next batch's whole count is above every such value.
+ * `progress` counts records processed, `total` those the sync's searches found (at most
+ * max_records). MCP requires progress to increase with every notification, so a heartbeat between
+ * two batches adds a growing fraction below one record (n + k/(k+1) for the k-th heartbeat since
+ * n records); the next batch's whole count is above every such value. Heartbeats stop once the
+ * count reaches the total (what is left is local housekeeping), so they never pass it, and a sync
+ * that completes ends on progress = total.
  */
 
 export type ProgressSink = (done: number, total: number, message: string) => void | Promise<void>;
@@ -32,6 +35,8 @@ export const HEARTBEAT_MS = 1_000;
 export class SyncProgress {
   private done = 0;
   private total = 1;
+  /** The last progress value sent. */
+  private sent = 0;
   private message = "starting";
   /** Heartbeats sent since `done` last grew. */
   private beats = 0;
@@ -60,7 +65,7 @@ export class SyncProgress {
   }
 
   setTotal(total: number): void {
-    this.total = Math.max(1, total);
+    this.total = Math.max(1, total, this.done);
   }
 
   /** Records processed so far; sends a notification when the count grew. */
@@ -68,8 +73,17 @@ export class SyncProgress {
     this.message = message;
     if (done <= this.done) return;
     this.done = done;
+    this.total = Math.max(this.total, done);
     this.beats = 0;
     await this.send(done);
+  }
+
+  /** The sync completed: stops the heartbeat and ends on progress = total. */
+  async finish(message: string): Promise<void> {
+    this.stop();
+    this.message = message;
+    if (this.sent < this.total) await this.send(this.total);
+    await this.chain;
   }
 
   /** Changes what the next heartbeat says, without sending anything. */
@@ -83,6 +97,7 @@ export class SyncProgress {
   }
 
   private beat(): void {
+    if (this.done >= this.total) return;
     if (this.clock.now() - this.lastSentAt < (this.heartbeatMs * 3) / 4) return;
     this.beats += 1;
     void this.send(this.done + this.beats / (this.beats + 1));
@@ -90,7 +105,8 @@ export class SyncProgress {
 
   private send(progress: number): Promise<void> {
     this.lastSentAt = this.clock.now();
-    const total = Math.max(this.total, Math.ceil(progress));
+    this.sent = progress;
+    const total = this.total;
     const message = this.message;
     const sink = this.sink;
     this.chain = this.chain.then(async () => {

@@ -13,6 +13,7 @@
  */
 import type { Kysely } from "kysely";
 import { RateLimitError } from "../errors.js";
+import { isoDateTime } from "../eutils/dates.js";
 import { log } from "../log.js";
 import { getCheckpoint, type Checkpoint } from "../store/checkpoints.js";
 import { finishJob, type JobProgress } from "../store/jobs.js";
@@ -82,7 +83,8 @@ function rateLimitStop(
     seconds === null
       ? "NCBI kept refusing requests (rate limit) without saying for how long"
       : `NCBI kept refusing requests (rate limit) and asked for a pause of ${seconds} s (until ${retryAt ?? "later"})`;
-  const mark = cp?.lastEdat ? `last_edat ${cp.lastEdat}` : "no checkpoint yet";
+  const lastEdat = isoDateTime(cp?.lastEdat ?? null);
+  const mark = lastEdat ? `last_edat ${lastEdat}` : "no checkpoint yet";
   const when = retryAt ? `after ${retryAt}` : "in a few minutes";
   return new RateLimitError(
     `${wait}. Rather than wait, the sync of "${queryKey}" stopped after ${processed} records; ` +
@@ -91,8 +93,8 @@ function rateLimitStop(
       queryKey,
       jobId,
       pmidsProcessed: processed,
-      lastEdat: cp?.lastEdat ?? null,
-      lastMdat: cp?.lastMdat ?? null,
+      lastEdat,
+      lastMdat: isoDateTime(cp?.lastMdat ?? null),
       retryAfterSeconds: seconds,
       retryAt,
     },

@@ -252,6 +252,7 @@ export async function syncDelta(deps: SyncDeps, input: SyncInput): Promise<SyncR
           status: complete ? "succeeded" : "partial",
           ...run.progress(),
         });
+        await run.progressOut.finish(complete ? "synced" : "stopped at max_records");
         return run.result();
       } catch (err) {
         throw await finishStopped(store.db, input.queryKey, job.id, err, run.progress());

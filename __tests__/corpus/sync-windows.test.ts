@@ -1,0 +1,200 @@
+/**
+ * Complete and current windows (issue 12), through a real MCP client on both Postgres backends
+ * against the synthetic NCBI: a back-dated arrival (EDAT long before the checkpoint, created
+ * inside the window) and a retraction of an old record (modification date new) are caught by the
+ * next sync; a long Retry-After ends a sync with RATE_LIMIT, the checkpoint at the last complete
+ * window, the job marked and the lock released; a ~1,200-record sync reports progress at least
+ * every 500 records.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it, jest } from "@jest/globals";
+import type { Progress } from "@modelcontextprotocol/sdk/types.js";
+import { createSynthCorpus, type SynthCorpus } from "../../src/devtools/synth.js";
+import { synthHandler } from "../../src/devtools/synth-ncbi.js";
+import { getCorpus } from "../../src/state.js";
+import { listJobs } from "../../src/store/jobs.js";
+import { storedPmids, unindexedPmids, type ErrOut, type SyncOut } from "../helpers/corpus.js";
+import { backendEnv, describeEachBackend } from "../helpers/db.js";
+import { rateLimitReply, startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
+import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
+
+jest.setTimeout(180_000);
+
+const TERM = "statin myopathy";
+const BIG = "asthma biologics";
+const NOW = new Date("2025-06-30T12:00:00Z");
+const DAY_MS = 86_400_000;
+
+interface CheckpointOut {
+  query_key: string;
+  last_edat: string | null;
+  last_mdat: string | null;
+  last_sync: { job_id: string; status: string; pmids_processed: number } | null;
+}
+
+describeEachBackend("complete and current sync windows", (kind) => {
+  let corpus: SynthCorpus;
+  let fake: FakeEutils;
+  let h: Harness;
+  let backend: Awaited<ReturnType<typeof backendEnv>>;
+
+  beforeAll(async () => {
+    fake = await startFakeEutils();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+  beforeEach(async () => {
+    corpus = createSynthCorpus({
+      seed: 7,
+      now: NOW,
+      terms: [{ term: TERM, count: 240, edatFrom: "2019-01-01", edatTo: "2025-06-20" }],
+    });
+    const handle = synthHandler(corpus);
+    fake.reset();
+    fake.route((req) => handle(req));
+    backend = await backendEnv(kind);
+    h = await startHarness({
+      fake,
+      env: { ...backend.env, NCBI_MAX_RPS: "100", NCBI_MAX_RETRIES: "1" },
+    });
+  });
+  afterEach(async () => {
+    await h.close();
+    await backend.cleanup();
+  });
+
+  const sync = async (args: Record<string, unknown> = {}) =>
+    callTool(h.client, "pubmed_sync_delta", { query_key: "statins", term: TERM, ...args });
+  const checkpoint = async () =>
+    (await callTool(h.client, "corpus_checkpoint_get", { query_key: "statins" }))
+      .json as CheckpointOut;
+  const searchIds = async (query: string) =>
+    (
+      (await callTool(h.client, "rag_search", { query, top_k: 10, quality_bias: false })).json as {
+        results: { doc_id: string }[];
+      }
+    ).results.map((r) => r.doc_id);
+
+  it("catches an arrival whose Entrez date PubMed back-dated to before the checkpoint", async () => {
+    expect((await sync()).isError).toBe(false);
+    const before = await checkpoint();
+    expect(before.last_edat).not.toBeNull();
+    expect(before.last_mdat).not.toBeNull();
+    expect(before.last_sync).toMatchObject({ status: "succeeded", pmids_processed: 240 });
+
+    // Published (and EDAT-stamped) in 2020, entered PubMed today.
+    const [late] = corpus.add({
+      term: TERM,
+      count: 1,
+      edatFrom: "2020-03-02",
+      edatTo: "2020-03-02",
+      createdAt: new Date().toISOString(),
+    });
+    const from = new Date(Date.parse(before.last_edat ?? "") - 5 * DAY_MS).toISOString();
+    // An Entrez-date window from the checkpoint would not find it.
+    expect(corpus.pmidsFor(TERM, { edatFrom: from.slice(0, 10) })).not.toContain(late);
+
+    fake.requests.length = 0;
+    const next = (await sync()).json as SyncOut;
+    expect(next).toMatchObject({ inserted: 1, updated: 0, pmids_processed: 1 });
+    expect(await storedPmids()).toContain(late);
+    expect(await unindexedPmids()).toEqual([]);
+    const searches = fake.requests.filter((r) => r.utility === "esearch").map((r) => r.params);
+    expect(searches.some((p) => /\[crdt\]/.test(p.term ?? "") && !p.datetype)).toBe(true);
+    expect(searches.some((p) => p.datetype === "mdat" && / NOT \(/.test(p.term ?? ""))).toBe(true);
+    expect(searches.every((p) => p.datetype !== "edat")).toBe(true);
+  });
+
+  it("catches a retraction of an old record: version bumped, gone from rag_search at once", async () => {
+    await sync();
+    const pmids = corpus.pmidsFor(TERM).filter((p) => !corpus.record(p)?.retraction);
+    const target = pmids[3] ?? "";
+    const paper = async () =>
+      (await callTool(h.client, "rag_get", { doc_id: `pmid:${target}` })).json as {
+        title: string;
+        version: number;
+        pub_types: string[];
+        lr: string;
+      };
+    const { title } = await paper();
+    expect(await searchIds(title)).toContain(`pmid:${target}`);
+    const marks = await checkpoint();
+
+    corpus.revise(target, { lr: new Date(), retract: true });
+    const next = (await sync()).json as SyncOut;
+    expect(next).toMatchObject({ inserted: 0, updated: 1, pmids_processed: 1 });
+    const after = await paper();
+    expect(after.version).toBe(2);
+    expect(after.pub_types).toContain("Retracted Publication");
+    expect(after.lr).toBe(new Date().toISOString().slice(0, 10));
+    expect(await searchIds(title)).not.toContain(`pmid:${target}`);
+    const moved = await checkpoint();
+    expect(Date.parse(moved.last_mdat ?? "")).toBeGreaterThan(Date.parse(marks.last_mdat ?? ""));
+  });
+
+  it("stops at a long Retry-After with RATE_LIMIT, the checkpoint at the last complete window, the lock released", async () => {
+    let limited = true;
+    fake.route((req) =>
+      limited &&
+      req.utility === "efetch" &&
+      fake.requests.filter((r) => r.utility === "efetch").length >= 2
+        ? rateLimitReply(429, 3600)
+        : undefined,
+    );
+    const stopped = await sync({ max_records: 100 });
+    expect(stopped.isError).toBe(true);
+    const error = (stopped.json as ErrOut).error as {
+      code: string;
+      message: string;
+      details: Record<string, unknown>;
+    };
+    expect(error.code).toBe("RATE_LIMIT");
+    expect(error.message).toMatch(/pause of 3600 s \(until \d{4}-\d\d-\d\dT/);
+    expect(error.message).toContain("pubmed_sync_delta again after");
+    expect(error.details).toMatchObject({ retryAfterSeconds: 3600, queryKey: "statins" });
+
+    const cp = await checkpoint();
+    expect(cp.last_sync).toMatchObject({ status: "rate_limited", job_id: error.details.jobId });
+    expect(error.details.lastEdat).toBe(cp.last_edat);
+    // The first window was stored whole; the checkpoint covers it and nothing more.
+    expect(cp.last_edat).not.toBeNull();
+    const stored = await storedPmids();
+    expect(stored).toEqual(
+      expect.arrayContaining(corpus.pmidsFor(TERM, { edatTo: (cp.last_edat ?? "").slice(0, 10) })),
+    );
+    expect(stored.length).toBeLessThan(corpus.pmidsFor(TERM).length);
+    expect(await unindexedPmids()).toEqual([]);
+
+    // The lock is free: the next sync starts and converges.
+    limited = false;
+    const rerun = await sync();
+    expect(rerun.isError).toBe(false);
+    expect(await storedPmids()).toEqual([...corpus.pmidsFor(TERM)].sort());
+    expect(await unindexedPmids()).toEqual([]);
+    const { store } = await getCorpus();
+    const statuses = (await listJobs(store.db, { queryKey: "statins" })).map((j) => j.status);
+    expect(statuses).toEqual(["succeeded", "rate_limited"]);
+  });
+
+  it("reports progress at least every 500 records through a real MCP client", async () => {
+    const pmids = corpus.add({
+      term: BIG,
+      count: 1_200,
+      edatFrom: "2021-01-01",
+      edatTo: "2025-06-01",
+    });
+    const progress: Progress[] = [];
+    const res = await h.client.callTool(
+      { name: "pubmed_sync_delta", arguments: { query_key: "big", term: BIG } },
+      undefined,
+      { onprogress: (p) => progress.push(p), timeout: 170_000 },
+    );
+    expect(res.isError).toBeFalsy();
+    expect(res.structuredContent).toMatchObject({ inserted: pmids.length });
+    expect(progress.length).toBeGreaterThanOrEqual(Math.ceil(pmids.length / 500));
+    const values = progress.map((p) => p.progress);
+    for (let i = 1; i < values.length; i++) expect(values[i]).toBeGreaterThan(values[i - 1] ?? 0);
+    expect(values.filter((v) => v >= 1 && Number.isInteger(v)).length).toBeGreaterThanOrEqual(3);
+    expect(progress.at(-1)).toMatchObject({ progress: pmids.length, total: pmids.length });
+  });
+});
