@@ -51,7 +51,7 @@ export async function syncCommand(argv: string[]): Promise<void> {
       {
         onProgress: (done, total, message) => {
           bar?.setTotal(total);
-          bar?.update(done, { message });
+          bar?.update(Math.floor(done), { message }); // heartbeats add fractions (MCP: values rise)
         },
       },
     );

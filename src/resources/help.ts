@@ -22,11 +22,15 @@ const LIVE_FLOW = `1. **Find** — \`pubmed_search\` with PubMed syntax (\`asthm
    PubTator3 finds in up to 100 papers, with normalised ids.`;
 
 const CORPUS_FLOW = `1. **Sync** — \`pubmed_sync_delta\` with a stable \`query_key\` and a PubMed \`term\`; call it again later
-   to pick up only what is new (by Entrez date). Large topics take several calls (\`max_records\`).
+   to pick up what is new: records created since the checkpoint (by create date, which also finds
+   records whose Entrez date PubMed back-dated) and records modified since then (by modification
+   date: retractions, corrections, new MeSH). Large topics take several calls (\`max_records\`); a
+   sync NCBI rate-limits stops with \`RATE_LIMIT\` and says when to call again.
 2. **Ask** — \`rag_search\` answers from the synced corpus with hybrid retrieval, offline, boosted by
    evidence quality (\`quality_bias\`).
 3. **Read** — \`rag_get\` with a \`doc_id\` (\`pmid:<digits>\`) from the results; \`corpus_checkpoint_get\`
-   shows how far a query is synced.`;
+   shows how far a query is synced (\`last_edat\` for arrivals, \`last_mdat\` for revisions) and how its
+   last sync ended.`;
 
 const LIMITS = `- NCBI allows 3 requests/s without an API key and 10 with one; this server queues every call to
   stay under the ceiling (see \`resource://pubmed/info\`), so prefer fewer, larger calls.

@@ -31,7 +31,7 @@ export const pubmedSyncDelta = defineTool({
       ),
     term: requiredText().describe("PubMed query to sync."),
     overlap_days: numeric(z.int().min(0).max(3650).default(5)).describe(
-      "Re-read this many days before the checkpoint, to catch records indexed late.",
+      "Re-read this many days before the checkpoint, to catch late-indexed records.",
     ),
     max_records: numeric(z.int().min(1).max(1_000_000).default(50_000)).describe(
       "Most records this call processes; call again to continue.",
