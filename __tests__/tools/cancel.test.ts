@@ -108,7 +108,12 @@ describe("cancellation", () => {
     expect(errors()).toEqual([]);
     expect(entries.some((e) => e.message === CANCELLED)).toBe(true);
     const checkpoint = await callTool(h.client, "corpus_checkpoint_get", { query_key: "c" });
-    expect(checkpoint.json).toEqual({ query_key: "c", last_edat: null });
+    expect(checkpoint.json).toEqual({
+      query_key: "c",
+      last_edat: null,
+      last_mdat: null,
+      last_sync: expect.objectContaining({ status: "failed", pmids_processed: 0 }),
+    });
   }, 150_000);
 });
 
