@@ -23,6 +23,13 @@ import { startHarness, type Harness } from "../helpers/mcp.js";
 jest.setTimeout(900_000);
 
 const TERM = "vitamin d supplementation";
+
+/** The create-date range a sync's arrivals search puts in its term. */
+function windowOf(params: Record<string, string>): { mindate?: string; maxdate?: string } {
+  const m = /"([\d/]+)"\[crdt\] : "([\d/]+)"\[crdt\]/.exec(params.term ?? "");
+  expect(m).not.toBeNull();
+  return { mindate: m?.[1], maxdate: m?.[2] };
+}
 const COUNT = 10_200;
 
 // PGlite only: the default embedded store, and the slower one (measured: PGlite 164 s,
@@ -60,7 +67,7 @@ describeBackend(kind, "a first sync past ESearch's reach", () => {
     await fake?.close();
   });
 
-  it(`stores all ${COUNT} records by splitting the EDAT window`, async () => {
+  it(`stores all ${COUNT} records by splitting the create-date window`, async () => {
     if (!h) throw new Error("the harness did not start");
     const progress: number[] = [];
     const started = Date.now();
@@ -90,10 +97,12 @@ describeBackend(kind, "a first sync past ESearch's reach", () => {
     const searches = fake.requests.filter((r) => r.utility === "esearch");
     const fetches = fake.requests.filter((r) => r.utility === "efetch");
     // The first search spans everything; some later ones must be narrower, each under the reach.
-    const root = searches[0]?.params ?? {};
-    const narrower = searches.filter(
-      (s) => s.params.mindate !== root.mindate || s.params.maxdate !== root.maxdate,
-    );
+    // A first sync walks arrivals only, each window a create-date range in the term (the
+    // synthetic records here were created on their Entrez date).
+    const root = windowOf(searches[0]?.params ?? {});
+    const narrower = searches
+      .map((s) => windowOf(s.params))
+      .filter((w) => w.mindate !== root.mindate || w.maxdate !== root.maxdate);
     expect(narrower.length).toBeGreaterThan(0);
     expect(corpus.pmidsFor(TERM, { edatFrom: root.mindate, edatTo: root.maxdate })).toHaveLength(
       COUNT,
@@ -106,7 +115,7 @@ describeBackend(kind, "a first sync past ESearch's reach", () => {
     // A window is fetched right after its own search: every fetched window fits the reach.
     const fetched = fake.requests.flatMap((r, i) => {
       const next = fake.requests[i + 1];
-      return r.utility === "esearch" && next?.utility === "efetch" ? [r.params] : [];
+      return r.utility === "esearch" && next?.utility === "efetch" ? [windowOf(r.params)] : [];
     });
     expect(fetched.length).toBeGreaterThan(1);
     for (const w of fetched) {

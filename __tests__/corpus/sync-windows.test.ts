@@ -132,6 +132,46 @@ describeEachBackend("complete and current sync windows", (kind) => {
     expect(Date.parse(moved.last_mdat ?? "")).toBeGreaterThan(Date.parse(marks.last_mdat ?? ""));
   });
 
+  it("walks revisions in windows: max_records stops on a window boundary and the next call resumes", async () => {
+    await sync();
+    const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+    // 30 old records revised over the last five days, six a day, all inside the overlap.
+    const revised = corpus
+      .pmidsFor(TERM)
+      .filter((p) => !corpus.record(p)?.retraction)
+      .slice(0, 30);
+    revised.forEach((p, i) => {
+      const day = new Date(today - (4 - Math.floor(i / 6)) * DAY_MS);
+      corpus.revise(p, {
+        lr: day,
+        changeAbstract: true,
+        mdat: new Date(day.getTime() + 3_600_000),
+      });
+    });
+    let updated = 0;
+    let rounds = 0;
+    for (;;) {
+      const out = (await sync({ max_records: 10 })).json as SyncOut;
+      rounds++;
+      expect(out.pmids_processed).toBeLessThanOrEqual(10);
+      updated += out.updated;
+      if (!out.warnings.join(" ").includes("call again") || rounds >= 10) break;
+      expect((await checkpoint()).last_sync?.status).toBe("partial");
+    }
+    expect(updated).toBe(30);
+    expect(rounds).toBeGreaterThanOrEqual(3);
+    expect(rounds).toBeLessThan(10);
+    for (const p of revised.slice(0, 3)) {
+      const doc = (await callTool(h.client, "rag_get", { doc_id: `pmid:${p}` })).json as {
+        version: number;
+      };
+      expect(doc.version).toBe(2);
+    }
+    expect((await checkpoint()).last_sync?.status).toBe("succeeded");
+    // Once complete, a replay re-reads the overlap again and changes nothing.
+    expect((await sync()).json).toMatchObject({ inserted: 0, updated: 0 });
+  });
+
   it("stops at a long Retry-After with RATE_LIMIT, the checkpoint at the last complete window, the lock released", async () => {
     let limited = true;
     fake.route((req) =>

@@ -4,7 +4,10 @@
  * Plan: arrivals from the arrivals mark (last_edat) − overlap_days to today; revisions from the
  * revisions mark (last_mdat; a store synced before it existed falls back to last_edat) − overlap
  * to today. A first sync (no last_edat) walks arrivals from the beginning only: everything it
- * stores is fetched after it started, so it is as revised as of then.
+ * stores is fetched after it started, so it is as revised as of then. A call after one that
+ * max_records stopped resumes each walk that call reached on the first day it left uncovered,
+ * without the overlap (./sync-resume.ts): re-reading the overlap could use up max_records on
+ * records already stored, and no call would ever get further.
  *
  * Stop: a failure leaves both marks where the last complete windows put them and closes the job
  * `failed`; NCBI's RATE_LIMIT closes it `rate_limited` and becomes a RATE_LIMIT saying when NCBI
@@ -19,7 +22,7 @@ import { getCheckpoint, type Checkpoint } from "../store/checkpoints.js";
 import { finishJob, type JobProgress } from "../store/jobs.js";
 import type { Database } from "../store/schema.js";
 import type { DayRange } from "./walks.js";
-import { FIRST_DAY, dayOf } from "./windows.js";
+import { FIRST_DAY, dayOf, type Day } from "./windows.js";
 
 export interface SyncPlan {
   /** True when nothing was ever covered: arrivals from the beginning, no revisions walk. */
@@ -28,16 +31,33 @@ export interface SyncPlan {
   revisions: DayRange | null;
 }
 
-export function syncPlan(cp: Checkpoint | null, overlapDays: number, now: Date): SyncPlan {
+/** Where the walks of a call after a max_records stop start; null: from the mark − overlap. */
+export interface ResumePoints {
+  arrivalsFrom: Day | null;
+  revisionsFrom: Day | null;
+}
+
+export function syncPlan(
+  cp: Checkpoint | null,
+  overlapDays: number,
+  now: Date,
+  resume: ResumePoints | null = null,
+): SyncPlan {
   const today = dayOf(now);
   const back = (iso: string) => Math.max(FIRST_DAY, dayOf(new Date(iso)) - overlapDays);
+  const at = (day: Day | null | undefined, otherwise: Day) =>
+    day === null || day === undefined ? otherwise : Math.min(today, day);
   if (!cp?.lastEdat) {
-    return { fromScratch: true, arrivals: { from: FIRST_DAY, to: today }, revisions: null };
+    const from = at(resume?.arrivalsFrom, FIRST_DAY);
+    return { fromScratch: true, arrivals: { from, to: today }, revisions: null };
   }
   return {
     fromScratch: false,
-    arrivals: { from: back(cp.lastEdat), to: today },
-    revisions: { from: back(cp.lastMdat ?? cp.lastEdat), to: today },
+    arrivals: { from: at(resume?.arrivalsFrom, back(cp.lastEdat)), to: today },
+    revisions: {
+      from: at(resume?.revisionsFrom, back(cp.lastMdat ?? cp.lastEdat)),
+      to: today,
+    },
   };
 }
 

@@ -18,15 +18,22 @@ import { parseESearch } from "../eutils/parse/esearch.js";
 import { advanceCheckpoint, advanceRevisions, getCheckpoint } from "../store/checkpoints.js";
 import type { Store } from "../store/db.js";
 import { upsertDocuments } from "../store/docs.js";
-import { createJob, finishJob, updateJob } from "../store/jobs.js";
+import {
+  clearSyncProgress,
+  createJob,
+  finishJob,
+  getSyncProgress,
+  setSyncProgress,
+  updateJob,
+} from "../store/jobs.js";
 import { withQueryKeyLock } from "../store/locks.js";
 import type { VectorStore } from "../vectors/vector-store.js";
 import { documentInputFromArticle } from "./document.js";
 import { indexDocuments, indexPending } from "./indexer.js";
 import { SyncProgress, type HeartbeatClock } from "./progress.js";
-import { finishStopped, syncPlan, type SyncPlan } from "./sync-stop.js";
+import { finishStopped, syncPlan, type ResumePoints, type SyncPlan } from "./sync-stop.js";
 import { DATE_NAME, windowSearch, type DayRange, type WalkKind } from "./walks.js";
-import { endOfDay, entrezDay, splitWindow, type Day } from "./windows.js";
+import { dayOf, endOfDay, entrezDay, splitWindow, type Day } from "./windows.js";
 
 /** ESearch cannot page past its 10,000th record. */
 export const ESEARCH_REACH = 10_000;
@@ -84,6 +91,11 @@ class SyncRun {
   readonly progressOut: SyncProgress;
   /** Set once the checkpoint is read. */
   plan!: SyncPlan;
+  /** Per walk, the last day of its last complete window in this call. */
+  readonly covered = new Map<WalkKind, Day>();
+  /** Walks this call began, and walks it completed. */
+  readonly started = new Set<WalkKind>(["arrivals"]);
+  readonly walked = new Set<WalkKind>();
 
   constructor(
     readonly deps: SyncDeps,
@@ -160,8 +172,27 @@ class SyncRun {
     await this.report(`synced ${DATE_NAME[w.kind]}s ${entrezDay(w.from)}–${entrezDay(w.to)}`);
   }
 
+  /**
+   * Where the next call's walks start after max_records stopped this one: a completed walk on the
+   * day its mark is in (today), an interrupted one on the first day it left uncovered, one not
+   * begun from its mark − overlap (null).
+   */
+  resumePoints(): ResumePoints {
+    const at = (kind: WalkKind, from: Day | undefined): Day | null => {
+      if (this.walked.has(kind)) return dayOf(this.now);
+      if (!this.started.has(kind) || from === undefined) return null;
+      const covered = this.covered.get(kind);
+      return covered === undefined ? from : covered + 1;
+    };
+    return {
+      arrivalsFrom: at("arrivals", this.plan.arrivals.from),
+      revisionsFrom: at("revisions", this.plan.revisions?.from),
+    };
+  }
+
   /** Moves the window's walk mark to its end; a first sync's arrivals also start the revisions mark. */
   async advance(w: Window): Promise<void> {
+    this.covered.set(w.kind, w.to);
     const end = endOfDay(w.to, this.now);
     const { db } = this.deps.store;
     if (w.kind === "revisions") {
@@ -268,7 +299,16 @@ export async function syncDelta(deps: SyncDeps, input: SyncInput): Promise<SyncR
 /** Arrivals, then (unless this is a first sync) revisions; false when max_records stopped it. */
 async function walkAll(run: SyncRun, input: SyncInput): Promise<boolean> {
   const { db } = run.deps.store;
-  run.plan = syncPlan(await getCheckpoint(db, input.queryKey), input.overlapDays, run.now);
+  const saved = await getSyncProgress<ResumePoints>(db, input.queryKey);
+  const cp = await getCheckpoint(db, input.queryKey);
+  run.plan = syncPlan(cp, input.overlapDays, run.now, saved?.state ?? null);
+  const complete = await walkPlan(run, input);
+  if (complete) await clearSyncProgress(db, input.queryKey);
+  else await setSyncProgress(db, input.queryKey, run.resumePoints());
+  return complete;
+}
+
+async function walkPlan(run: SyncRun, input: SyncInput): Promise<boolean> {
   const { arrivals, revisions } = run.plan;
   const arrivalsRoot = await run.search("arrivals", arrivals.from, arrivals.to);
   let revisionsRoot = revisions
@@ -278,11 +318,13 @@ async function walkAll(run: SyncRun, input: SyncInput): Promise<boolean> {
     Math.min(arrivalsRoot.count + (revisionsRoot?.count ?? 0), input.maxRecords),
   );
   if (!(await run.walk(arrivalsRoot))) return false;
+  run.walked.add("arrivals");
   if (!revisions || !revisionsRoot) return true;
   // A long arrivals walk may outlive the first search's history on NCBI's side: ask again.
   if (run.counts.processed > 0) {
     revisionsRoot = await run.search("revisions", revisions.from, revisions.to);
   }
+  run.started.add("revisions");
   if (run.budget <= 0 && revisionsRoot.count > 0) return false;
   return run.walk(revisionsRoot);
 }
