@@ -115,3 +115,49 @@ describe("synthHandler: PubMed's 9,999-record reach", () => {
     expect(lost).toContain("<eFetchResult><ERROR>Unable to obtain query #1</ERROR></eFetchResult>");
   });
 });
+
+describe("synthHandler: create and modification dates", () => {
+  const corpus = createSynthCorpus({
+    seed: 5,
+    now: new Date("2025-06-30T12:00:00Z"),
+    terms: [{ term: "crdt term", count: 50, edatFrom: "2024-01-01", edatTo: "2024-12-31" }],
+  });
+  // Published and EDAT-stamped in 2020, created in PubMed in June 2025.
+  const [late] = corpus.add({
+    term: "crdt term",
+    count: 1,
+    edatFrom: "2020-05-05",
+    edatTo: "2020-05-05",
+    createdAt: "2025-06-10",
+  });
+  const revised = corpus.pmidsFor("crdt term")[0] ?? "";
+  corpus.revise(revised, { lr: new Date("2025-06-20T00:00:00Z"), retract: true });
+  const ncbi = synthHandler(corpus);
+  const search = (params: Params) =>
+    ids(call(ncbi, "esearch", { db: "pubmed", retmax: "100", ...params }).body).sort();
+  const crdt = (from: string, to: string) => `"${from}"[crdt] : "${to}"[crdt]`;
+
+  it("finds a back-dated arrival by its create date, not by its Entrez date", () => {
+    expect(search({ term: `(crdt term) AND (${crdt("2025/06/01", "2025/06/30")})` })).toEqual([
+      late,
+    ]);
+    expect(
+      search({ term: "crdt term", datetype: "edat", mindate: "2025/06/01", maxdate: "2025/06/30" }),
+    ).toEqual([]);
+    const notLate = search({ term: `(crdt term) NOT (${crdt("2025/06/01", "2025/06/30")})` });
+    expect(notLate).toHaveLength(50);
+    expect(notLate).not.toContain(late);
+  });
+
+  it("finds a revision by its modification date, with the retraction in the record", () => {
+    const modified = { datetype: "mdat", mindate: "2025/06/01", maxdate: "2025/06/30" };
+    // The late arrival was last modified when it was created; NOT leaves it to the arrivals walk.
+    expect(search({ term: "crdt term", ...modified })).toEqual([revised, late].sort());
+    expect(
+      search({ term: `(crdt term) NOT (${crdt("2025/06/01", "2025/06/30")})`, ...modified }),
+    ).toEqual([revised]);
+    const xml = call(ncbi, "efetch", { db: "pubmed", id: revised, retmode: "xml" }).body;
+    expect(xml).toContain("Retracted Publication");
+    expect(xml).toMatch(/<DateRevised>\s*<Year>2025<\/Year>\s*<Month>06<\/Month>\s*<Day>20<\/Day>/);
+  });
+});
