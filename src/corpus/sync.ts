@@ -102,8 +102,9 @@ class SyncRun {
     readonly input: SyncInput,
     readonly jobId: string,
     readonly now: Date,
+    progress: SyncProgress,
   ) {
-    this.progressOut = new SyncProgress(deps.onProgress, deps.clock);
+    this.progressOut = progress;
   }
 
   get budget(): number {
@@ -257,13 +258,17 @@ class SyncRun {
 
 export async function syncDelta(deps: SyncDeps, input: SyncInput): Promise<SyncResult> {
   const { store } = deps;
+  // The heartbeat starts before the lock: waiting for another sync of the key is not silent either.
+  const progress = new SyncProgress(deps.onProgress, deps.clock);
+  progress.note("waiting for another sync of this query_key to finish");
+  progress.start();
   return withQueryKeyLock(
     store,
     input.queryKey,
     async () => {
       const job = await createJob(store.db, { queryKey: input.queryKey, term: input.term });
-      const run = new SyncRun(deps, input, job.id, deps.now?.() ?? new Date());
-      run.progressOut.start();
+      const run = new SyncRun(deps, input, job.id, deps.now?.() ?? new Date(), progress);
+      progress.note("starting");
       try {
         const recovered = await indexPending(deps);
         if (recovered > 0)
@@ -288,12 +293,12 @@ export async function syncDelta(deps: SyncDeps, input: SyncInput): Promise<SyncR
       } catch (err) {
         throw await finishStopped(store.db, input.queryKey, job.id, err, run.progress());
       } finally {
-        run.progressOut.stop();
-        await run.progressOut.flush();
+        progress.stop();
+        await progress.flush();
       }
     },
     deps.lockTimeoutMs === undefined ? {} : { timeoutMs: deps.lockTimeoutMs },
-  );
+  ).finally(() => progress.stop());
 }
 
 /** Arrivals, then (unless this is a first sync) revisions; false when max_records stopped it. */
