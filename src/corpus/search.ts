@@ -3,8 +3,11 @@
  * (same tokenizer and parameters on every vector store) run side by side, their rankings are fused,
  * the best chunk of each paper is kept, and the evidence-quality boost is applied last.
  * Retracted papers never come back. See README "Retrieval quality" for the fusion measurements.
+ * With no embedder (EMBEDDINGS_PROVIDER=none) the BM25 leg alone ranks and `sim` is null.
  */
 import type { Embedder } from "../embeddings/embedder.js";
+import { isLexicalOnly } from "../embeddings/none.js";
+import { EmbeddingsError } from "../errors.js";
 import type { Store } from "../store/db.js";
 import { getChunks } from "../store/docs.js";
 import type { Hit, VectorStore } from "../vectors/vector-store.js";
@@ -94,7 +97,11 @@ function fuse(
 }
 
 export async function ragSearch(deps: SearchDeps, input: RagSearchInput): Promise<RagResult[]> {
-  const legs = input.legs ?? "hybrid";
+  const lexicalOnly = isLexicalOnly(deps.embedder);
+  const legs = input.legs ?? (lexicalOnly ? "lexical" : "hybrid");
+  if (lexicalOnly && legs !== "lexical") {
+    throw new EmbeddingsError("No embedding provider is configured: only the lexical leg can run.");
+  }
   // A fixed depth, so a paper's score does not depend on top_k (normalisation sees the same
   // candidates), deep enough for 100 distinct papers when several chunks of one paper rank.
   const depth = LEG_DEPTH;
@@ -114,7 +121,8 @@ export async function ragSearch(deps: SearchDeps, input: RagSearchInput): Promis
     dense,
     lexical,
     input.fusion ?? DEFAULT_FUSION,
-    input.denseWeight ?? CONVEX_DENSE_WEIGHT,
+    // The lexical leg alone: relevance is its normalised score.
+    legs === "lexical" ? 0 : (input.denseWeight ?? CONVEX_DENSE_WEIGHT),
   ).values()) {
     const quality = c.hit.payload?.quality ?? 0;
     const score = input.qualityBias ? c.relevance * (1 + quality / 10) : c.relevance;

@@ -21,7 +21,7 @@ export async function writeSlice(
       (id, pmid, chunk_id, embedding, title, text, quality, retracted, pdat_year, version)
     select id, pmid, chunk_id, embedding::${cast}, title, text, quality, retracted, pdat_year, version
     from unnest(${ids}::uuid[], ${col((p) => p.pmid)}::text[], ${col((p) => p.chunkId)}::text[],
-      ${col((p) => embeddingLiteral(p.dense, storage))}::text[],
+      ${col((p) => (p.dense.length > 0 ? embeddingLiteral(p.dense, storage) : null))}::text[],
       ${col((p) => p.payload.title)}::text[], ${col((p) => p.payload.text)}::text[],
       ${col((p) => p.payload.quality)}::real[], ${col((p) => p.payload.retracted)}::boolean[],
       ${col((p) => p.payload.pdatYear)}::int[], ${col((p) => p.payload.version)}::int[])

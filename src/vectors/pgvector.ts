@@ -69,10 +69,12 @@ export class PgVectorStore implements VectorStore {
         await sql`create table if not exists chunk_stats (
           singleton boolean primary key default true check (singleton),
           n bigint not null, dimension integer not null)`.execute(trx);
-        const embedding = this.hasPgvector ? sql.raw(`vector(${dimension})`) : sql.raw("real[]");
+        // Lexical only (dimension 0): the column stays, always null.
+        const embedding =
+          this.hasPgvector && dimension > 0 ? sql.raw(`vector(${dimension})`) : sql.raw("real[]");
         await sql`create table if not exists chunk_vectors (
           id uuid primary key, pmid text not null, chunk_id text not null,
-          embedding ${embedding} not null, title text not null, text text not null,
+          embedding ${embedding}, title text not null, text text not null,
           quality real not null, retracted boolean not null, pdat_year integer,
           version integer not null)`.execute(trx);
         await sql`create index if not exists chunk_vectors_pmid on chunk_vectors (pmid)`.execute(
@@ -91,7 +93,7 @@ export class PgVectorStore implements VectorStore {
         `The pgvector tables hold ${layout.dimension}-number vectors but the embedder makes ${dimension}; run \`pubmed-mcp reindex\` to rebuild them.`,
       );
     }
-    if (layout.storage === "real[]" && this.hasPgvector) {
+    if (layout.storage === "real[]" && this.hasPgvector && dimension > 0) {
       log.info("chunk vectors are stored as real[] (made without pgvector); reindex to use HNSW");
     }
   }
@@ -136,6 +138,11 @@ export class PgVectorStore implements VectorStore {
 
   async searchDense(vector: number[], limit: number, opts: SearchOptions = {}): Promise<Hit[]> {
     const layout = await this.#ready();
+    if (layout.dimension === 0) {
+      throw new VectorStoreError(
+        "The pgvector tables are lexical only (no vectors); set an embedding provider and run `pubmed-mcp reindex`.",
+      );
+    }
     checkDenseQuery(vector, layout.dimension);
     const where = opts.excludeRetracted ? sql`where not v.retracted` : sql``;
     if (layout.storage === "real[]") {
