@@ -10,7 +10,7 @@ import { isLexicalOnly } from "../embeddings/none.js";
 import { EmbeddingsError } from "../errors.js";
 import type { Store } from "../store/db.js";
 import { getChunks } from "../store/docs.js";
-import type { Hit, VectorStore } from "../vectors/vector-store.js";
+import type { ChunkPayload, Hit, VectorStore } from "../vectors/vector-store.js";
 import { querySparseVector, tokenize } from "./bm25.js";
 
 export type Fusion = "rrf" | "convex";
@@ -114,7 +114,11 @@ export async function ragSearch(deps: SearchDeps, input: RagSearchInput): Promis
           .then((v) => deps.vectors.searchDense(v, depth, opts)),
     legs === "dense"
       ? []
-      : deps.vectors.searchSparse(querySparseVector(tokenize(input.query)), depth, opts),
+      : // Payloads are read for the winners only (below), where the store allows it.
+        deps.vectors.searchSparse(querySparseVector(tokenize(input.query)), depth, {
+          ...opts,
+          withPayload: false,
+        }),
   ]);
   const best = new Map<string, Candidate & { score: number }>();
   for (const c of fuse(
@@ -124,20 +128,23 @@ export async function ragSearch(deps: SearchDeps, input: RagSearchInput): Promis
     // The lexical leg alone: relevance is its normalised score.
     legs === "lexical" ? 0 : (input.denseWeight ?? CONVEX_DENSE_WEIGHT),
   ).values()) {
-    const quality = c.hit.payload?.quality ?? 0;
+    const quality = c.hit.payload?.quality ?? c.hit.quality ?? 0;
     const score = input.qualityBias ? c.relevance * (1 + quality / 10) : c.relevance;
     const current = best.get(c.hit.pmid);
     if (!current || score > current.score) best.set(c.hit.pmid, { ...c, score });
   }
   const top = [...best.values()].sort((a, b) => b.score - a.score).slice(0, input.topK);
   const missing = top.filter((c) => !c.hit.payload).map((c) => c.hit.id);
-  const stored = new Map((await getChunks(deps.store.db, missing)).map((c) => [c.id, c]));
+  const payloads = (await deps.vectors.payloads?.(missing)) ?? new Map<string, ChunkPayload>();
+  for (const c of top) c.hit.payload ??= payloads.get(c.hit.id);
+  const stillMissing = top.filter((c) => !c.hit.payload).map((c) => c.hit.id);
+  const stored = new Map((await getChunks(deps.store.db, stillMissing)).map((c) => [c.id, c]));
   return top.map((c) => ({
     doc_id: `pmid:${c.hit.pmid}`,
     uuid: c.hit.id,
     sim: c.sim,
     bm25: c.bm25,
-    quality: c.hit.payload?.quality ?? 0,
+    quality: c.hit.payload?.quality ?? c.hit.quality ?? 0,
     score: c.score,
     title: c.hit.payload?.title ?? stored.get(c.hit.id)?.text.split("\n")[0] ?? "",
     text: c.hit.payload?.text ?? stored.get(c.hit.id)?.text ?? "",
