@@ -159,7 +159,9 @@ export class LexicalIndex {
       const runs = this.#runs(term | 0);
       let df = 0;
       for (const [slots, , from, to] of runs) {
-        for (let i = from; i < to; i++) df += this.#alive[slots[i]!]!;
+        // With no dead slot every posting is live: df is the runs' length.
+        if (this.#deadPostings === 0) df += to - from;
+        else for (let i = from; i < to; i++) df += this.#alive[slots[i]!]!;
       }
       if (df === 0) return;
       const w = query.values[k]! * idf(n, df);

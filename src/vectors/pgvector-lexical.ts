@@ -116,17 +116,17 @@ export class LexicalMirror {
           this.#at = stats;
           return;
         }
+        // A cursor reads the table in its physical order, a page at a time, in this snapshot.
         const all: LexicalRow[] = [];
-        let after = "00000000-0000-0000-0000-000000000000";
+        await sql`declare lexical_load no scroll cursor for
+          select id, pmid, retracted, quality, postings from chunk_vectors`.execute(trx);
         for (;;) {
-          const { rows } = await sql<Row>`select id, pmid, retracted, quality, postings
-            from chunk_vectors where id > ${after}::uuid order by id limit ${LOAD_PAGE}`.execute(
-            trx,
-          );
+          const { rows } =
+            await sql<Row>`fetch ${sql.raw(String(LOAD_PAGE))} from lexical_load`.execute(trx);
           for (const r of rows) all.push(toLexicalRow(r));
           if (rows.length < LOAD_PAGE) break;
-          after = rows[rows.length - 1]!.id;
         }
+        await sql`close lexical_load`.execute(trx);
         this.#index = LexicalIndex.build(all);
         this.#at = stats;
       });
