@@ -23,8 +23,8 @@ const LIVE_FLOW = `1. **Find** — \`pubmed_search\` with PubMed syntax (\`asthm
 
 const CORPUS_FLOW = `1. **Sync** — \`pubmed_sync_delta\` with a stable \`query_key\` and a PubMed \`term\`; call it again later
    to pick up only what is new (by Entrez date). Large topics take several calls (\`max_records\`).
-2. **Ask** — \`rag_search\` answers from the synced corpus with hybrid retrieval, offline, boosted by
-   evidence quality (\`quality_bias\`).
+2. **Ask** — \`rag_search\` answers from the synced corpus by BM25 (hybrid with dense retrieval when an
+   embedding model is configured), offline, boosted by evidence quality (\`quality_bias\`).
 3. **Read** — \`rag_get\` with a \`doc_id\` (\`pmid:<digits>\`) from the results; \`corpus_checkpoint_get\`
    shows how far a query is synced.`;
 
