@@ -19,9 +19,8 @@ import { log } from "../log.js";
 import { checkDenseQuery, checkPoints, checkSparseQuery } from "./points.js";
 import { LexicalMirror, TOMBSTONE_GENERATIONS } from "./pgvector-lexical.js";
 import { createTables, dropTables } from "./pgvector-schema.js";
+import { PAYLOAD_COLUMNS, lexicalRow, toHits, type HitRow } from "./pgvector-rows.js";
 import { embeddingLiteral, writeSlice, type Storage } from "./pgvector-write.js";
-import type { LexicalRow } from "./lexical-index.js";
-import { packPostings } from "./lexical-index.js";
 import type { ChunkPayload, ChunkPoint, Hit, SearchOptions, VectorStore } from "./vector-store.js";
 
 /** HNSW on pgvector's `vector` type supports at most this many dimensions. */
@@ -38,20 +37,6 @@ interface Layout {
   /** pgvector ≥ 0.8 can keep scanning HNSW until enough rows pass the retracted filter. */
   iterativeScan: boolean;
 }
-
-interface HitRow {
-  id: string;
-  pmid: string;
-  score: number | string;
-  title: string;
-  text: string;
-  quality: number;
-  retracted: boolean;
-  pdat_year: number | null;
-  version: number;
-}
-
-const PAYLOAD_COLUMNS = sql`v.title, v.text, v.quality, v.retracted, v.pdat_year, v.version`;
 
 export class PgVectorStore implements VectorStore {
   readonly kind = "pgvector" as const;
@@ -303,30 +288,4 @@ export class PgVectorStore implements VectorStore {
       );
     }
   }
-}
-
-function toHits(rows: HitRow[]): Hit[] {
-  return rows.map((r) => ({
-    id: r.id,
-    pmid: r.pmid,
-    score: Number(r.score),
-    payload: {
-      title: r.title,
-      text: r.text,
-      quality: r.quality,
-      retracted: r.retracted,
-      pdatYear: r.pdat_year,
-      version: r.version,
-    },
-  }));
-}
-
-function lexicalRow(p: ChunkPoint): LexicalRow {
-  return {
-    id: p.id,
-    pmid: p.pmid,
-    retracted: p.payload.retracted,
-    quality: p.payload.quality,
-    postings: packPostings(p.sparse),
-  };
 }
