@@ -23,6 +23,7 @@ import { emptySection, type SectionResult } from "./lib/stats.js";
 import { cleanupAll, probePostgres } from "./lib/stores.js";
 import { markdownTable, type Report } from "./lib/table.js";
 import { faultsSection } from "./sections/faults.js";
+import { lexicalSection } from "./sections/lexical.js";
 import { mcpSection } from "./sections/mcp.js";
 import { parseSection } from "./sections/parse.js";
 import { qualitySection } from "./sections/quality.js";
@@ -35,6 +36,7 @@ const SECTIONS = {
   parse: parseSection,
   sync: syncSection,
   search: searchSection,
+  lexical: lexicalSection,
   mcp: mcpSection,
   quality: async (o: BenchOptions) => (await qualitySection(o)).section,
   faults: faultsSection,

@@ -22,7 +22,8 @@ const USAGE = `Usage:
   pubmed-mcp search "…" [--top-k N] [--no-quality-bias] [--json]
                              search the local corpus
   pubmed-mcp reindex [--json]
-                             rebuild all vectors with the configured embedder
+                             rebuild the index with the configured embedder
+                             (EMBEDDINGS_PROVIDER=none: lexical only, no vectors)
   pubmed-mcp --help          this text
 Configuration is read from the environment; see README.md.`;
 

@@ -56,7 +56,10 @@ export async function initState(config: Config): Promise<State> {
     readiness: {
       metadata_store: async () => (await corpus()).store.ping(),
       vector_store: async () => (await corpus()).vectors.health(),
-      embedder: async () => (await corpus()).embedder.health(),
+      // Lexical only (EMBEDDINGS_PROVIDER=none): there is no embedder to probe.
+      ...(config.embeddings.provider === "none"
+        ? {}
+        : { embedder: async () => (await corpus()).embedder.health() }),
     },
     close: async () => {
       const c = opened;

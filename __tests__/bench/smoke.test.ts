@@ -59,6 +59,7 @@ describe("npm run bench", () => {
       "parse",
       "sync",
       "search",
+      "lexical",
       "mcp",
       "quality",
       "faults",

@@ -65,7 +65,7 @@ describe("corpus CLI", () => {
     };
     expect(reindex).toEqual({
       documents: corpus.pmidsFor(TERM).length,
-      embedding: "hash/hash-v1-768 (768 dimensions)",
+      embedding: "none (lexical only)",
     });
   });
 
@@ -107,7 +107,9 @@ describe("corpus resources", () => {
       ) as Record<string, unknown>;
       expect(info).toMatchObject({
         documents: corpus.pmidsFor("metformin aging").length,
-        embedding: { provider: "hash", model: "hash-v1-768", dimension: 768 },
+        // The default without COHERE_API_KEY: lexical only, no vectors.
+        embedding: { provider: "none", model: "none", dimension: 0 },
+        retrieval: "lexical",
         stores: { metadata: "pglite", vectors: "pgvector" },
         checkpoints: [{ query_key: "metformin", last_edat: expect.any(String) }],
       });

@@ -29,6 +29,8 @@ jest.setTimeout(120_000);
 
 const TERM = "long covid fatigue";
 const KEY = "long-covid";
+/** The dense embedder these switches start from (the default is none, lexical only). */
+const HASH = { EMBEDDINGS_PROVIDER: "hash" };
 
 describeEachBackend("changing the embedder", (kind) => {
   let corpus: SynthCorpus;
@@ -65,7 +67,10 @@ describeEachBackend("changing the embedder", (kind) => {
 
   const open = async (env: Record<string, string> = {}) => {
     await h?.close();
-    h = await startHarness({ fake, env: { ...backend.env, NCBI_MAX_RPS: "100", ...env } });
+    h = await startHarness({
+      fake,
+      env: { ...backend.env, NCBI_MAX_RPS: "100", ...HASH, ...env },
+    });
     return h;
   };
   /** `pubmed-mcp reindex --json` on this store, after stopping the in-process server. */
@@ -81,7 +86,7 @@ describeEachBackend("changing the embedder", (kind) => {
         env: {
           PATH: process.env.PATH ?? "",
           HOME: process.env.HOME ?? "",
-          ...testEnv(fake, dataDir, { ...backend.env, ...env }),
+          ...testEnv(fake, dataDir, { ...backend.env, ...HASH, ...env }),
         },
       },
     );

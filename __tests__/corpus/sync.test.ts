@@ -42,7 +42,11 @@ describeEachBackend("corpus sync and search", (kind) => {
     fake.reset();
     fake.route((req) => handle(req));
     backend = await backendEnv(kind);
-    h = await startHarness({ fake, env: { ...backend.env, NCBI_MAX_RPS: "100" } });
+    // Hash vectors: these tests check the dense leg too (the default, none, is lexical-only.test.ts).
+    h = await startHarness({
+      fake,
+      env: { ...backend.env, NCBI_MAX_RPS: "100", EMBEDDINGS_PROVIDER: "hash" },
+    });
   });
   afterEach(async () => {
     await h.close();

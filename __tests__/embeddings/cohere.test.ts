@@ -153,7 +153,7 @@ describe("CohereEmbedder", () => {
     const err = await embeddingsError(() =>
       embedder({ baseUrl: `http://127.0.0.1:${closed}`, maxRetries: 1 }).embedQuery("q"),
     );
-    expect(err.message).toMatch(/not reachable \(ECONNREFUSED\).*EMBEDDINGS_PROVIDER=hash/);
+    expect(err.message).toMatch(/not reachable \(ECONNREFUSED\).*EMBEDDINGS_PROVIDER=none/);
     expect(err.details).toMatchObject({ status: null, attempts: 2 });
   });
 

@@ -69,8 +69,9 @@ describe("GET /readyz", () => {
     expect(back.body.status).toBe("ready");
   });
 
-  it("initState registers the metadata store, vector store and embedder probes", () => {
-    expect(Object.keys(real).sort()).toEqual(["embedder", "metadata_store", "vector_store"]);
+  it("initState registers the metadata and vector store probes (no embedder by default)", () => {
+    // EMBEDDINGS_PROVIDER defaults to none without COHERE_API_KEY: nothing to probe.
+    expect(Object.keys(real).sort()).toEqual(["metadata_store", "vector_store"]);
   });
 });
 

@@ -3,6 +3,7 @@
  * sync (after each batch, and for documents a crash left stored but unindexed) and by reindex.
  */
 import type { Embedder } from "../embeddings/embedder.js";
+import { isLexicalOnly } from "../embeddings/none.js";
 import type { Article } from "../eutils/types.js";
 import type { Store } from "../store/db.js";
 import {
@@ -66,10 +67,13 @@ export async function indexDocuments(deps: IndexDeps, pmids: string[]): Promise<
   }
   // One transaction for the batch's chunk rows, not one per document.
   await replaceChunksOf(store.db, rows);
-  const dense = await embedder.embedDocuments(
-    points.map((p) => p.payload.text),
-    signal,
-  );
+  // Lexical only (EMBEDDINGS_PROVIDER=none): no embedding call, points carry no dense vector.
+  const dense = isLexicalOnly(embedder)
+    ? []
+    : await embedder.embedDocuments(
+        points.map((p) => p.payload.text),
+        signal,
+      );
   // A revised record may have fewer chunks than before: drop the old points first.
   await vectors.deletePmids(docs.map((d) => d.pmid));
   await vectors.upsert(

@@ -1,6 +1,7 @@
 /**
  * `pubmed-mcp reindex`: rebuilds every chunk vector from the stored documents with the embedder
- * now configured, and records its provider/model/dimension — the way out of a dimension or model
+ * now configured (or, with EMBEDDINGS_PROVIDER=none, the lexical postings alone), and records its
+ * provider/model/dimension — the way out of a dimension or model
  * mismatch, which sync and rag_search otherwise refuse.
  */
 import { getCorpus } from "../state.js";
@@ -16,8 +17,13 @@ export async function reindexCorpus(): Promise<{ documents: number; embedding: s
   await markAllUnindexed(corpus.store.db);
   await setMeta(corpus.store.db, EMBEDDING_META_KEY, meta);
   corpus.mismatch = null;
+  corpus.syncRefusal = null;
   const documents = await indexPending(corpus);
   await corpus.vectors.finishBulkLoad?.();
   await corpus.store.maintain({ checkpoint: true, analyze: true });
-  return { documents, embedding: `${meta.provider}/${meta.model} (${meta.dimension} dimensions)` };
+  const embedding =
+    meta.dimension === 0
+      ? "none (lexical only)"
+      : `${meta.provider}/${meta.model} (${meta.dimension} dimensions)`;
+  return { documents, embedding };
 }

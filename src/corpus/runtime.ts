@@ -1,6 +1,11 @@
 /**
  * Opens the corpus stores (metadata, vectors, embedder) from the configuration, once, and checks
- * that the corpus was built with the embedder now configured.
+ * that the corpus was built with the embedder now configured. Two departures are tolerated or
+ * explained rather than failed:
+ * - vectors stored, `none` configured: rag_search runs its lexical leg (the postings need no
+ *   embedder); a sync refuses, as it would leave new chunks without vectors;
+ * - built lexical only (`none`), an embedder configured now: sync and search refuse until
+ *   `pubmed-mcp reindex` embeds the stored documents.
  */
 import type { Config } from "../config.js";
 import { createEmbedder } from "../embeddings/index.js";
@@ -24,6 +29,8 @@ export interface Corpus {
   embedder: Embedder;
   /** Set when the stored vectors were made by another embedder; sync and search refuse then. */
   mismatch: string | null;
+  /** Set when only a sync must refuse (vectors stored, no embedder configured). */
+  syncRefusal: string | null;
   close(): Promise<void>;
 }
 
@@ -44,27 +51,19 @@ export async function openCorpus(config: Config): Promise<Corpus> {
     const vectors = createVectorStore(config, store);
     const current = embeddingMeta(embedder);
     const stored = await getMeta<EmbeddingMeta>(store.db, META_KEY);
-    let mismatch: string | null = null;
-    if (!stored) {
-      await setMeta(store.db, META_KEY, current);
-    } else if (
-      stored.provider !== current.provider ||
-      stored.model !== current.model ||
-      stored.dimension !== current.dimension
-    ) {
-      mismatch =
-        `The corpus was indexed with ${describe(stored)}, but ${describe(current)} is configured. ` +
-        "Run `pubmed-mcp reindex` to rebuild the vectors from the stored documents, or restore the previous embedding settings.";
-    }
+    if (!stored) await setMeta(store.db, META_KEY, current);
+    const { mismatch, syncRefusal } = compare(stored ?? current, current);
     if (!mismatch) {
-      await vectors.ensure(current.dimension);
-      await requeueLostVectors(store, vectors);
+      // Vectors kept under a lexical-only configuration keep their tables' shape.
+      await vectors.ensure(syncRefusal ? (stored?.dimension ?? 0) : current.dimension);
+      if (!syncRefusal) await requeueLostVectors(store, vectors);
     }
     return {
       store,
       vectors,
       embedder,
       mismatch,
+      syncRefusal,
       close: async () => {
         await vectors.close();
         await store.close();
@@ -90,7 +89,42 @@ async function requeueLostVectors(store: Store, vectors: VectorStore): Promise<v
   if (documents > 0) log.warn(message, { documents });
 }
 
+function compare(
+  stored: EmbeddingMeta,
+  current: EmbeddingMeta,
+): { mismatch: string | null; syncRefusal: string | null } {
+  const same =
+    stored.provider === current.provider &&
+    stored.model === current.model &&
+    stored.dimension === current.dimension;
+  if (same) return { mismatch: null, syncRefusal: null };
+  if (current.dimension === 0) {
+    return {
+      mismatch: null,
+      syncRefusal:
+        `The corpus was indexed with ${describe(stored)} and EMBEDDINGS_PROVIDER=none is configured: ` +
+        "rag_search runs its lexical leg only, and a sync would leave new chunks without vectors. " +
+        `Set EMBEDDINGS_PROVIDER=${stored.provider} to sync again, or run \`pubmed-mcp reindex\` to make the corpus lexical only.`,
+    };
+  }
+  if (stored.dimension === 0) {
+    return {
+      mismatch:
+        `The corpus was built lexical only (EMBEDDINGS_PROVIDER=none) and holds no vectors, but ${describe(current)} is configured. ` +
+        "Run `pubmed-mcp reindex` to embed the stored documents, or set EMBEDDINGS_PROVIDER=none.",
+      syncRefusal: null,
+    };
+  }
+  return {
+    mismatch:
+      `The corpus was indexed with ${describe(stored)}, but ${describe(current)} is configured. ` +
+      "Run `pubmed-mcp reindex` to rebuild the vectors from the stored documents, or restore the previous embedding settings.",
+    syncRefusal: null,
+  };
+}
+
 function describe(m: EmbeddingMeta): string {
+  if (m.dimension === 0) return "no embeddings (lexical only)";
   return `${m.provider}/${m.model} (${m.dimension} dimensions)`;
 }
 

@@ -3,11 +3,14 @@
  * (same tokenizer and parameters on every vector store) run side by side, their rankings are fused,
  * the best chunk of each paper is kept, and the evidence-quality boost is applied last.
  * Retracted papers never come back. See README "Retrieval quality" for the fusion measurements.
+ * With no embedder (EMBEDDINGS_PROVIDER=none) the BM25 leg alone ranks and `sim` is null.
  */
 import type { Embedder } from "../embeddings/embedder.js";
+import { isLexicalOnly } from "../embeddings/none.js";
+import { EmbeddingsError } from "../errors.js";
 import type { Store } from "../store/db.js";
 import { getChunks } from "../store/docs.js";
-import type { Hit, VectorStore } from "../vectors/vector-store.js";
+import type { ChunkPayload, Hit, VectorStore } from "../vectors/vector-store.js";
 import { querySparseVector, tokenize } from "./bm25.js";
 
 export type Fusion = "rrf" | "convex";
@@ -94,7 +97,11 @@ function fuse(
 }
 
 export async function ragSearch(deps: SearchDeps, input: RagSearchInput): Promise<RagResult[]> {
-  const legs = input.legs ?? "hybrid";
+  const lexicalOnly = isLexicalOnly(deps.embedder);
+  const legs = input.legs ?? (lexicalOnly ? "lexical" : "hybrid");
+  if (lexicalOnly && legs !== "lexical") {
+    throw new EmbeddingsError("No embedding provider is configured: only the lexical leg can run.");
+  }
   // A fixed depth, so a paper's score does not depend on top_k (normalisation sees the same
   // candidates), deep enough for 100 distinct papers when several chunks of one paper rank.
   const depth = LEG_DEPTH;
@@ -107,29 +114,37 @@ export async function ragSearch(deps: SearchDeps, input: RagSearchInput): Promis
           .then((v) => deps.vectors.searchDense(v, depth, opts)),
     legs === "dense"
       ? []
-      : deps.vectors.searchSparse(querySparseVector(tokenize(input.query)), depth, opts),
+      : // Payloads are read for the winners only (below), where the store allows it.
+        deps.vectors.searchSparse(querySparseVector(tokenize(input.query)), depth, {
+          ...opts,
+          withPayload: false,
+        }),
   ]);
   const best = new Map<string, Candidate & { score: number }>();
   for (const c of fuse(
     dense,
     lexical,
     input.fusion ?? DEFAULT_FUSION,
-    input.denseWeight ?? CONVEX_DENSE_WEIGHT,
+    // The lexical leg alone: relevance is its normalised score.
+    legs === "lexical" ? 0 : (input.denseWeight ?? CONVEX_DENSE_WEIGHT),
   ).values()) {
-    const quality = c.hit.payload?.quality ?? 0;
+    const quality = c.hit.payload?.quality ?? c.hit.quality ?? 0;
     const score = input.qualityBias ? c.relevance * (1 + quality / 10) : c.relevance;
     const current = best.get(c.hit.pmid);
     if (!current || score > current.score) best.set(c.hit.pmid, { ...c, score });
   }
   const top = [...best.values()].sort((a, b) => b.score - a.score).slice(0, input.topK);
   const missing = top.filter((c) => !c.hit.payload).map((c) => c.hit.id);
-  const stored = new Map((await getChunks(deps.store.db, missing)).map((c) => [c.id, c]));
+  const payloads = (await deps.vectors.payloads?.(missing)) ?? new Map<string, ChunkPayload>();
+  for (const c of top) c.hit.payload ??= payloads.get(c.hit.id);
+  const stillMissing = top.filter((c) => !c.hit.payload).map((c) => c.hit.id);
+  const stored = new Map((await getChunks(deps.store.db, stillMissing)).map((c) => [c.id, c]));
   return top.map((c) => ({
     doc_id: `pmid:${c.hit.pmid}`,
     uuid: c.hit.id,
     sim: c.sim,
     bm25: c.bm25,
-    quality: c.hit.payload?.quality ?? 0,
+    quality: c.hit.payload?.quality ?? c.hit.quality ?? 0,
     score: c.score,
     title: c.hit.payload?.title ?? stored.get(c.hit.id)?.text.split("\n")[0] ?? "",
     text: c.hit.payload?.text ?? stored.get(c.hit.id)?.text ?? "",

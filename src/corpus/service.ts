@@ -15,8 +15,9 @@ import type { RagResult } from "./search.js";
 import type { SyncInput, SyncResult } from "./sync.js";
 
 /** Throws the EMBEDDINGS error that names `pubmed-mcp reindex` when the embedder changed. */
-function assertCompatible(corpus: Corpus): void {
-  if (corpus.mismatch) throw new EmbeddingsError(corpus.mismatch);
+function assertCompatible(corpus: Corpus, op: "sync" | "search"): void {
+  const refusal = corpus.mismatch ?? (op === "sync" ? corpus.syncRefusal : null);
+  if (refusal) throw new EmbeddingsError(refusal);
 }
 
 export async function runSync(
@@ -27,7 +28,7 @@ export async function runSync(
   } = {},
 ): Promise<SyncResult> {
   const corpus = await getCorpus();
-  assertCompatible(corpus);
+  assertCompatible(corpus, "sync");
   const { syncDelta } = await import("./sync.js");
   return syncDelta({ ...corpus, eutils: getEutils(), ...opts }, input);
 }
@@ -39,7 +40,7 @@ export async function searchCorpus(
   signal?: AbortSignal,
 ): Promise<{ results: RagResult[] }> {
   const corpus = await getCorpus();
-  assertCompatible(corpus);
+  assertCompatible(corpus, "search");
   const { ragSearch } = await import("./search.js");
   return { results: await ragSearch({ ...corpus, signal }, { query, topK, qualityBias }) };
 }

@@ -219,14 +219,14 @@ export class CohereEmbedder implements Embedder {
       return {
         retryable: true,
         status: null,
-        message: `Cohere at ${this.#baseUrl} is not reachable${said.replace(/^: (.*)$/, " ($1)")}; check the network or COHERE_BASE_URL, or set EMBEDDINGS_PROVIDER=hash to work offline.`,
+        message: `Cohere at ${this.#baseUrl} is not reachable${said.replace(/^: (.*)$/, " ($1)")}; check the network or COHERE_BASE_URL, or set EMBEDDINGS_PROVIDER=none to search the corpus lexically offline.`,
       };
     }
     if (status === 401 || status === 498) {
       return {
         retryable: false,
         status,
-        message: `Cohere rejected COHERE_API_KEY (HTTP ${status}). Set a valid key, or unset it (or set EMBEDDINGS_PROVIDER=hash) to use the offline hash embedder.`,
+        message: `Cohere rejected COHERE_API_KEY (HTTP ${status}). Set a valid key, or set EMBEDDINGS_PROVIDER=none to search the corpus lexically without it.`,
       };
     }
     if (status === 403) {

@@ -1,7 +1,9 @@
 /**
- * The offline embedder: deterministic feature hashing, no model, no network. It is lexical —
- * it matches shared words and word fragments, not meaning — and exists so the corpus works with
- * zero set-up; with a Cohere key the dense leg becomes semantic.
+ * The offline embedder (EMBEDDINGS_PROVIDER=hash, opt-in): deterministic feature hashing, no
+ * model, no network. It is lexical-flavoured — it matches shared words and word fragments, not
+ * meaning — so the default without a Cohere key is no embedder at all (lexical only): on two
+ * held-out sets this leg fused at 0.2 scored nDCG@10 −0.003 and −0.0002 against BM25 alone, for
+ * about half of a sync's time. With a Cohere key the dense leg becomes semantic.
  *
  * Features per token (from the BM25 tokenizer, so stems and stopwords agree with the lexical leg):
  * the stem itself (weight 1) and its character 3- and 4-grams with boundary marks ("<hyp", "hyp",

@@ -36,8 +36,10 @@ export const corpusResource = defineResource({
           model: corpus.embedder.model,
           dimension: corpus.embedder.dimension,
         },
+        // lexical: BM25 alone (no embedder, sim null); hybrid: BM25 fused with the dense leg.
+        retrieval: corpus.embedder.dimension === 0 ? "lexical" : "hybrid",
         stores: { metadata: corpus.store.kind, vectors: corpus.vectors.kind },
-        embeddingMismatch: corpus.mismatch,
+        embeddingMismatch: corpus.mismatch ?? corpus.syncRefusal,
         checkpoints: checkpoints.map((c) => ({
           query_key: c.queryKey,
           last_edat: isoDateTime(c.lastEdat),

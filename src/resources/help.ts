@@ -26,8 +26,8 @@ const CORPUS_FLOW = `1. **Sync** — \`pubmed_sync_delta\` with a stable \`query
    records whose Entrez date PubMed back-dated) and records modified since then (by modification
    date: retractions, corrections, new MeSH). Large topics take several calls (\`max_records\`); a
    sync NCBI rate-limits stops with \`RATE_LIMIT\` and says when to call again.
-2. **Ask** — \`rag_search\` answers from the synced corpus with hybrid retrieval, offline, boosted by
-   evidence quality (\`quality_bias\`).
+2. **Ask** — \`rag_search\` answers from the synced corpus by BM25 (hybrid with dense retrieval when an
+   embedding model is configured), offline, boosted by evidence quality (\`quality_bias\`).
 3. **Read** — \`rag_get\` with a \`doc_id\` (\`pmid:<digits>\`) from the results; \`corpus_checkpoint_get\`
    shows how far a query is synced (\`last_edat\` for arrivals, \`last_mdat\` for revisions) and how its
    last sync ended.`;

@@ -43,7 +43,10 @@ export const infoResource = defineResource({
         vectors: config.vectorStore,
         embeddings: {
           provider: config.embeddings.provider,
-          model: config.embeddings.provider === "cohere" ? config.embeddings.cohereModel : "hash",
+          model:
+            config.embeddings.provider === "cohere"
+              ? config.embeddings.cohereModel
+              : config.embeddings.provider,
         },
       },
       http:

@@ -1,51 +1,47 @@
 /**
- * The write path of the pgvector adapter: one slice of points as three array-parameter
- * statements (rows, old postings out, new postings in), inside the caller's transaction.
+ * The write path of the pgvector adapter: one slice of points as one array-parameter statement,
+ * inside the caller's transaction. A chunk's BM25 postings travel in its own row (`postings`, see
+ * lexical-index.ts), so replacing a chunk replaces its postings with no delete of its own, and a
+ * first sync deletes nothing.
  */
 import { sql, type Kysely } from "kysely";
+import { packPostings } from "./lexical-index.js";
 import type { ChunkPoint } from "./vector-store.js";
 
 /** `vector` with pgvector; `real[]` (unit vectors, searched by brute force) without it. */
 export type Storage = "vector" | "real[]";
 
-/** Writes one slice of points; returns how many ids were new (for N). */
+/** Writes one slice of points at generation `gen`; returns how many ids were new (for N). */
 export async function writeSlice(
   trx: Kysely<any>, // eslint-disable-line @typescript-eslint/no-explicit-any -- only its own tables
   points: ChunkPoint[],
   storage: Storage,
+  gen: number,
 ): Promise<number> {
   const col = <T>(f: (p: ChunkPoint) => T): T[] => points.map(f);
-  const ids = col((p) => p.id);
   const cast = storage === "vector" ? sql.raw("vector") : sql.raw("real[]");
+  // bytea travels as its hex text form: the one encoding both drivers pass through unchanged.
+  const postings = col((p) => `\\x${packPostings(p.sparse).toString("hex")}`);
   const { rows } = await sql<{ inserted: boolean }>`insert into chunk_vectors
-      (id, pmid, chunk_id, embedding, title, text, quality, retracted, pdat_year, version)
-    select id, pmid, chunk_id, embedding::${cast}, title, text, quality, retracted, pdat_year, version
-    from unnest(${ids}::uuid[], ${col((p) => p.pmid)}::text[], ${col((p) => p.chunkId)}::text[],
-      ${col((p) => embeddingLiteral(p.dense, storage))}::text[],
+      (id, pmid, chunk_id, embedding, title, text, quality, retracted, pdat_year, version,
+        postings, gen)
+    select id, pmid, chunk_id, embedding::${cast}, title, text, quality, retracted, pdat_year,
+      version, postings, ${gen}::bigint
+    from unnest(${col((p) => p.id)}::uuid[], ${col((p) => p.pmid)}::text[],
+      ${col((p) => p.chunkId)}::text[],
+      ${col((p) => (p.dense.length > 0 ? embeddingLiteral(p.dense, storage) : null))}::text[],
       ${col((p) => p.payload.title)}::text[], ${col((p) => p.payload.text)}::text[],
       ${col((p) => p.payload.quality)}::real[], ${col((p) => p.payload.retracted)}::boolean[],
-      ${col((p) => p.payload.pdatYear)}::int[], ${col((p) => p.payload.version)}::int[])
-      as u(id, pmid, chunk_id, embedding, title, text, quality, retracted, pdat_year, version)
+      ${col((p) => p.payload.pdatYear)}::int[], ${col((p) => p.payload.version)}::int[],
+      ${postings}::text[]::bytea[])
+      as u(id, pmid, chunk_id, embedding, title, text, quality, retracted, pdat_year, version,
+        postings)
     on conflict (id) do update set pmid = excluded.pmid, chunk_id = excluded.chunk_id,
       embedding = excluded.embedding, title = excluded.title, text = excluded.text,
       quality = excluded.quality, retracted = excluded.retracted,
-      pdat_year = excluded.pdat_year, version = excluded.version
+      pdat_year = excluded.pdat_year, version = excluded.version,
+      postings = excluded.postings, gen = excluded.gen
     returning (xmax = 0) as inserted`.execute(trx);
-  await sql`delete from chunk_terms where id = any(${ids}::uuid[])`.execute(trx);
-  const terms: number[] = [];
-  const termIds: string[] = [];
-  const weights: number[] = [];
-  for (const p of points) {
-    p.sparse.indices.forEach((t, k) => {
-      terms.push(t | 0);
-      termIds.push(p.id);
-      weights.push(p.sparse.values[k]!);
-    });
-  }
-  if (terms.length > 0) {
-    await sql`insert into chunk_terms (term, id, weight)
-      select * from unnest(${terms}::int[], ${termIds}::uuid[], ${weights}::real[])`.execute(trx);
-  }
   return rows.filter((r) => r.inserted).length;
 }
 

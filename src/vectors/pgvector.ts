@@ -1,27 +1,27 @@
 /**
- * Chunk vectors in the metadata Postgres (PGlite or a server), in tables this adapter owns:
- *   chunk_vectors(id, pmid, chunk_id, embedding, payload columns)  one row per chunk
- *   chunk_terms(term, id, weight)                                   BM25 postings, pk (term, id)
- *   chunk_stats(n, dimension)                                       one row: N for idf, the size
- * `embedding` is vector(d) when the pgvector extension is loaded, with cosine distance and an
- * HNSW index built by finishBulkLoad(). Without it (the CI PostgreSQL 15 has none) it is real[]
- * holding unit vectors, searched exactly by brute force in SQL — correct, O(N·d) per query,
- * meant for tests and small corpora.
+ * Chunk vectors in the metadata Postgres (PGlite or a server), in tables this adapter owns
+ * (pgvector-schema.ts). `embedding` is vector(d) when the pgvector extension is loaded, with
+ * cosine distance and an HNSW index built by finishBulkLoad(). Without it (the CI PostgreSQL 15
+ * has none) it is real[] holding unit vectors, searched exactly by brute force in SQL — correct,
+ * O(N·d) per query, meant for tests and small corpora. Lexical only (dimension 0) it stays null.
  *
- * BM25 is computed the way Qdrant does for `modifier: "idf"` (src/corpus/bm25.ts): df is counted
- * from the postings of the query's terms (the rows the score needs anyway, so it is always exact
- * and has no hot counter rows); N is kept in chunk_stats, updated in the same transaction as
- * every write. Term ids are uint32; they are stored as int4 with the same bits (id | 0).
- * The SQL is written out with Kysely's `sql` tag: it is mostly scoring arithmetic and
- * array-parameter bulk writes, which the query builder would only obscure.
+ * BM25 is computed the way Qdrant does for `modifier: "idf"` (src/corpus/bm25.ts), in memory
+ * (lexical-index.ts) over the postings each row carries, kept current across processes by the
+ * generation protocol of pgvector-lexical.ts; only the payload of the best hits is read back, by
+ * primary key. N is kept in chunk_stats, updated in the same transaction as every write.
+ * The SQL is written out with Kysely's `sql` tag: it is mostly array-parameter bulk writes,
+ * which the query builder would only obscure.
  */
 import { sql, type Kysely } from "kysely";
 import type { SparseVector } from "../corpus/bm25.js";
 import { AppError, VectorStoreError, isAbort } from "../errors.js";
 import { log } from "../log.js";
 import { checkDenseQuery, checkPoints, checkSparseQuery } from "./points.js";
+import { LexicalMirror, TOMBSTONE_GENERATIONS } from "./pgvector-lexical.js";
+import { createTables, dropTables } from "./pgvector-schema.js";
+import { PAYLOAD_COLUMNS, lexicalRow, toHits, type HitRow } from "./pgvector-rows.js";
 import { embeddingLiteral, writeSlice, type Storage } from "./pgvector-write.js";
-import type { ChunkPoint, Hit, SearchOptions, VectorStore } from "./vector-store.js";
+import type { ChunkPayload, ChunkPoint, Hit, SearchOptions, VectorStore } from "./vector-store.js";
 
 /** HNSW on pgvector's `vector` type supports at most this many dimensions. */
 const HNSW_MAX_DIMENSIONS = 2000;
@@ -38,51 +38,29 @@ interface Layout {
   iterativeScan: boolean;
 }
 
-interface HitRow {
-  id: string;
-  pmid: string;
-  score: number | string;
-  title: string;
-  text: string;
-  quality: number;
-  retracted: boolean;
-  pdat_year: number | null;
-  version: number;
-}
-
-const PAYLOAD_COLUMNS = sql`v.title, v.text, v.quality, v.retracted, v.pdat_year, v.version`;
-
 export class PgVectorStore implements VectorStore {
   readonly kind = "pgvector" as const;
   #layout: Layout | undefined;
+  readonly #lexical: LexicalMirror;
 
   constructor(
     private readonly db: Kysely<any>, // eslint-disable-line @typescript-eslint/no-explicit-any -- only its own tables, not the store's schema
     private readonly hasPgvector: boolean,
-  ) {}
+  ) {
+    this.#lexical = new LexicalMirror(db);
+  }
+
+  /** Bytes of the in-memory BM25 index's typed arrays, once loaded (diagnostics, bench). */
+  get lexicalIndexBytes(): number | undefined {
+    return this.#lexical.loaded?.bytes;
+  }
 
   async ensure(dimension: number): Promise<void> {
     await this.#call("prepare its tables", () =>
       this.db.transaction().execute(async (trx) => {
         // Two processes starting at once must not race CREATE TABLE IF NOT EXISTS.
         await sql`select pg_advisory_xact_lock(hashtext('pubmed_mcp.chunk_vectors'))`.execute(trx);
-        await sql`create table if not exists chunk_stats (
-          singleton boolean primary key default true check (singleton),
-          n bigint not null, dimension integer not null)`.execute(trx);
-        const embedding = this.hasPgvector ? sql.raw(`vector(${dimension})`) : sql.raw("real[]");
-        await sql`create table if not exists chunk_vectors (
-          id uuid primary key, pmid text not null, chunk_id text not null,
-          embedding ${embedding} not null, title text not null, text text not null,
-          quality real not null, retracted boolean not null, pdat_year integer,
-          version integer not null)`.execute(trx);
-        await sql`create index if not exists chunk_vectors_pmid on chunk_vectors (pmid)`.execute(
-          trx,
-        );
-        await sql`create table if not exists chunk_terms (term integer not null, id uuid not null,
-          weight real not null, primary key (term, id))`.execute(trx);
-        await sql`create index if not exists chunk_terms_id on chunk_terms (id)`.execute(trx);
-        await sql`insert into chunk_stats (n, dimension) values (0, ${dimension})
-          on conflict do nothing`.execute(trx);
+        await createTables(trx, dimension, this.hasPgvector);
       }),
     );
     const layout = await this.#loadLayout();
@@ -91,7 +69,7 @@ export class PgVectorStore implements VectorStore {
         `The pgvector tables hold ${layout.dimension}-number vectors but the embedder makes ${dimension}; run \`pubmed-mcp reindex\` to rebuild them.`,
       );
     }
-    if (layout.storage === "real[]" && this.hasPgvector) {
+    if (layout.storage === "real[]" && this.hasPgvector && dimension > 0) {
       log.info("chunk vectors are stored as real[] (made without pgvector); reindex to use HNSW");
     }
   }
@@ -100,10 +78,11 @@ export class PgVectorStore implements VectorStore {
     await this.#call("drop its tables", () =>
       this.db.transaction().execute(async (trx) => {
         await sql`select pg_advisory_xact_lock(hashtext('pubmed_mcp.chunk_vectors'))`.execute(trx);
-        await sql`drop table if exists chunk_vectors, chunk_terms, chunk_stats`.execute(trx);
+        await dropTables(trx);
       }),
     );
     this.#layout = undefined;
+    this.#lexical.reset();
     await this.ensure(dimension);
   }
 
@@ -111,31 +90,54 @@ export class PgVectorStore implements VectorStore {
     const layout = await this.#ready();
     const unique = checkPoints(points, layout.dimension);
     if (unique.length === 0) return;
-    await this.#call("store chunk vectors", () =>
+    const gen = await this.#call("store chunk vectors", () =>
       this.db.transaction().execute(async (trx) => {
+        const gen = await LexicalMirror.nextGeneration(trx);
         let inserted = 0;
         for (let i = 0; i < unique.length; i += WRITE_SLICE) {
           signal?.throwIfAborted();
-          inserted += await writeSlice(trx, unique.slice(i, i + WRITE_SLICE), layout.storage);
+          const slice = unique.slice(i, i + WRITE_SLICE);
+          inserted += await writeSlice(trx, slice, layout.storage, gen);
         }
         if (inserted > 0) await sql`update chunk_stats set n = n + ${inserted}`.execute(trx);
+        return gen;
       }),
     );
+    this.#lexical.committed(gen, unique.map(lexicalRow), []);
   }
 
   async deletePmids(pmids: string[]): Promise<void> {
     if (pmids.length === 0) return;
     await this.#ready();
-    // One statement: the rows, their postings and N change together or not at all.
-    await this.#call("delete chunk vectors", () =>
-      sql`with gone as (delete from chunk_vectors where pmid = any(${pmids}::text[]) returning id),
-        postings as (delete from chunk_terms where id in (select id from gone))
-        update chunk_stats set n = n - (select count(*) from gone)`.execute(this.db),
+    // The rows, their tombstones and N change together or not at all.
+    const { gen, ids } = await this.#call("delete chunk vectors", () =>
+      this.db.transaction().execute(async (trx) => {
+        const gen = await LexicalMirror.nextGeneration(trx);
+        const { rows } = await sql<{ id: string }>`with gone as (
+            delete from chunk_vectors where pmid = any(${pmids}::text[]) returning id)
+          insert into chunk_tombstones (gen, id) select ${gen}::bigint, id from gone
+          returning id`.execute(trx);
+        const pruned = gen - TOMBSTONE_GENERATIONS;
+        if (rows.length > 0) {
+          await sql`update chunk_stats set n = n - ${rows.length}`.execute(trx);
+        }
+        if (pruned > 0 && gen % 100 === 0) {
+          await sql`delete from chunk_tombstones where gen <= ${pruned}`.execute(trx);
+          await sql`update chunk_stats set pruned_gen = ${pruned}`.execute(trx);
+        }
+        return { gen, ids: rows.map((r) => r.id) };
+      }),
     );
+    this.#lexical.committed(gen, [], ids);
   }
 
   async searchDense(vector: number[], limit: number, opts: SearchOptions = {}): Promise<Hit[]> {
     const layout = await this.#ready();
+    if (layout.dimension === 0) {
+      throw new VectorStoreError(
+        "The pgvector tables are lexical only (no vectors); set an embedding provider and run `pubmed-mcp reindex`.",
+      );
+    }
     checkDenseQuery(vector, layout.dimension);
     const where = opts.excludeRetracted ? sql`where not v.retracted` : sql``;
     if (layout.storage === "real[]") {
@@ -171,25 +173,27 @@ export class PgVectorStore implements VectorStore {
     await this.#ready();
     checkSparseQuery(query);
     if (query.indices.length === 0) return [];
-    const terms = query.indices.map((t) => t | 0);
-    const retracted = opts.excludeRetracted ? sql`and not v.retracted` : sql``;
-    // The query terms' postings are read once (p), for their document frequencies and the
-    // scores; only the best-scoring chunks are then looked up, by primary key, for their payload
-    // and the retraction filter (40,000 chunks: 60 ms against 100–220 ms joining every match).
-    return this.#hits("search terms", () =>
-      sql<HitRow>`with q as (
-          select * from unnest(${terms}::int[], ${query.values}::float8[]) as q(term, w)),
-        p as materialized (select t.id, t.term, t.weight from chunk_terms t
-          join q on q.term = t.term),
-        df as (select term, count(*)::float8 as df from p group by term),
-        qidf as (select q.term, q.w * ln((s.n - df.df + 0.5) / (df.df + 0.5) + 1) as w
-          from q join df on df.term = q.term cross join chunk_stats s),
-        scored as (select p.id, sum(qidf.w * p.weight) as score from p
-          join qidf on qidf.term = p.term group by p.id order by score desc, p.id)
-        select v.id, v.pmid, s.score, ${PAYLOAD_COLUMNS} from scored s
-          join lateral (select * from chunk_vectors v where v.id = s.id ${retracted}) v on true
-        order by s.score desc, s.id limit ${limit}`.execute(this.db),
+    const hits = await this.#call("search terms", () =>
+      this.#lexical.search(query, limit, opts.excludeRetracted === true),
     );
+    if (opts.withPayload === false || hits.length === 0) return hits;
+    const payloads = await this.payloads(hits.map((h) => h.id));
+    return hits.map((h) => ({
+      id: h.id,
+      pmid: h.pmid,
+      score: h.score,
+      payload: payloads.get(h.id),
+    }));
+  }
+
+  /** The payload of these chunks, by primary key. */
+  async payloads(ids: string[]): Promise<Map<string, ChunkPayload>> {
+    if (ids.length === 0) return new Map();
+    const { rows } = await this.#call("read chunk payloads", () =>
+      sql<HitRow>`select v.id, v.pmid, 0 as score, ${PAYLOAD_COLUMNS} from chunk_vectors v
+        where v.id = any(${ids}::uuid[])`.execute(this.db),
+    );
+    return new Map(toHits(rows).map((h) => [h.id, h.payload!]));
   }
 
   async count(): Promise<number> {
@@ -262,19 +266,7 @@ export class PgVectorStore implements VectorStore {
 
   async #hits(op: string, run: () => Promise<{ rows: HitRow[] }>): Promise<Hit[]> {
     const { rows } = await this.#call(op, run);
-    return rows.map((r) => ({
-      id: r.id,
-      pmid: r.pmid,
-      score: Number(r.score),
-      payload: {
-        title: r.title,
-        text: r.text,
-        quality: r.quality,
-        retracted: r.retracted,
-        pdatYear: r.pdat_year,
-        version: r.version,
-      },
-    }));
+    return toHits(rows);
   }
 
   /** Database failures become VectorStoreError without SQL in the message; the log keeps it. */

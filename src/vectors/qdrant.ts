@@ -5,6 +5,8 @@
  * tf-saturation parts (src/corpus/bm25.ts) and the score is BM25 itself. Point ids are the chunk
  * uuids; the payload carries what rag_search shows plus indexed filter fields (pmid, retracted,
  * pdat_year). Writes wait for completion so a sync's checkpoint never outruns its vectors.
+ * With no embedder (dimension 0, EMBEDDINGS_PROVIDER=none) the collection is sparse-only: no
+ * dense vector is declared or stored, and only the BM25 leg can be searched.
  */
 import { QdrantClient, QdrantClientTimeoutError, type Schemas } from "@qdrant/js-client-rest";
 import type { SparseVector } from "../corpus/bm25.js";
@@ -65,7 +67,9 @@ export class QdrantVectorStore implements VectorStore {
       await this.#call("create the collection", async () => {
         try {
           await this.#client.createCollection(name, {
-            vectors: { [DENSE_VECTOR]: { size: dimension, distance: "Cosine" } },
+            ...(dimension > 0
+              ? { vectors: { [DENSE_VECTOR]: { size: dimension, distance: "Cosine" } } }
+              : {}),
             sparse_vectors: { [SPARSE_VECTOR]: { modifier: "idf" } },
           });
         } catch (err) {
@@ -112,7 +116,10 @@ export class QdrantVectorStore implements VectorStore {
       signal?.throwIfAborted();
       const batch = unique.slice(i, i + UPSERT_BATCH).map((p) => ({
         id: p.id,
-        vector: { [DENSE_VECTOR]: p.dense, [SPARSE_VECTOR]: p.sparse },
+        vector:
+          p.dense.length > 0
+            ? { [DENSE_VECTOR]: p.dense, [SPARSE_VECTOR]: p.sparse }
+            : { [SPARSE_VECTOR]: p.sparse },
         payload: toStored(p) as unknown as Record<string, unknown>,
       }));
       await this.#call("store chunk vectors", () =>
@@ -132,7 +139,13 @@ export class QdrantVectorStore implements VectorStore {
   }
 
   async searchDense(vector: number[], limit: number, opts: SearchOptions = {}): Promise<Hit[]> {
-    checkDenseQuery(vector, await this.#knownDimension());
+    const dimension = await this.#knownDimension();
+    if (dimension === 0) {
+      throw new VectorStoreError(
+        `Qdrant collection "${this.#collection}" is lexical only (no dense vectors); set an embedding provider and run \`pubmed-mcp reindex\`.`,
+      );
+    }
+    checkDenseQuery(vector, dimension);
     return this.#query(vector, DENSE_VECTOR, limit, opts);
   }
 
@@ -185,13 +198,13 @@ export class QdrantVectorStore implements VectorStore {
       const info = await this.#call("read the collection", () =>
         this.#client.getCollection(this.#collection),
       );
-      const dense = denseParams(info);
-      if (!dense) {
+      if (!info.config.params.sparse_vectors?.[SPARSE_VECTOR]) {
         throw new VectorStoreError(
-          `Qdrant collection "${this.#collection}" has no "${DENSE_VECTOR}" vector; the corpus must be opened (ensure) first.`,
+          `Qdrant collection "${this.#collection}" has no "${SPARSE_VECTOR}" vector; the corpus must be opened (ensure) first.`,
         );
       }
-      this.#dimension = dense.size;
+      // A sparse-only collection is a lexical-only corpus (dimension 0).
+      this.#dimension = denseParams(info)?.size ?? 0;
     }
     return this.#dimension;
   }
@@ -254,10 +267,12 @@ function denseParams(info: Schemas["CollectionInfo"]): Schemas["VectorParams"] |
 
 function layoutProblem(info: Schemas["CollectionInfo"], dimension: number): string | undefined {
   const dense = denseParams(info);
-  if (!dense || dense.distance !== "Cosine") {
+  if (dimension === 0) {
+    if (dense) return `holds ${dense.size}-number dense vectors but no embedder is configured`;
+  } else if (!dense || dense.distance !== "Cosine") {
     return `has no cosine vector named "${DENSE_VECTOR}"`;
   }
-  if (dense.size !== dimension) {
+  if (dense && dense.size !== dimension) {
     return `holds ${dense.size}-number vectors but the embedder makes ${dimension}`;
   }
   if (info.config.params.sparse_vectors?.[SPARSE_VECTOR]?.modifier !== "idf") {

@@ -32,11 +32,18 @@ export interface Hit {
   pmid: string;
   score: number;
   payload?: ChunkPayload;
+  /** The document's quality total, when the payload was not read (SearchOptions.withPayload). */
+  quality?: number;
 }
 
 export interface SearchOptions {
   /** Leave out chunks of retracted papers. */
   excludeRetracted?: boolean;
+  /**
+   * false: the store may leave out the payload (text, title) of sparse hits and give only
+   * `quality`, when it can read the payload of the few hits kept later (pgvector). Default true.
+   */
+  withPayload?: boolean;
 }
 
 export interface VectorStore {
@@ -51,6 +58,8 @@ export interface VectorStore {
   deletePmids(pmids: string[]): Promise<void>;
   searchDense(vector: number[], limit: number, opts?: SearchOptions): Promise<Hit[]>;
   searchSparse(query: SparseVector, limit: number, opts?: SearchOptions): Promise<Hit[]>;
+  /** The payload of these chunks (those a search returned without it), where the store has it. */
+  payloads?(ids: string[]): Promise<Map<string, ChunkPayload>>;
   /** Number of stored chunks. */
   count(): Promise<number>;
   /** Resolves when the store answers; throws VectorStoreError otherwise. */

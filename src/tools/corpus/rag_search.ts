@@ -35,8 +35,8 @@ function shape(r: RagResult, includeUuid: boolean) {
 export const ragSearch = defineTool({
   name: "rag_search",
   description:
-    "Search the local evidence corpus (papers synced with pubmed_sync_delta) by meaning and " +
-    "keywords: hybrid dense + BM25 retrieval, best passage per paper, boosted by evidence quality " +
+    "Search the local evidence corpus (papers synced with pubmed_sync_delta) by keywords (BM25; " +
+    "hybrid with meaning when an embedding model is set), best passage per paper, boosted by evidence quality " +
     "(study design, recency, journal, human studies) unless quality_bias is false. Retracted papers " +
     "are excluded. Works offline. Returns per paper doc_id, title, the passage text (without the " +
     "title) and scores to 4 significant digits; the chunk uuid only with include_uuid. Follow up " +

@@ -1,0 +1,121 @@
+/**
+ * Two pgvector adapters on one database stand for two replicas (each keeps its own in-memory BM25
+ * index): whatever one writes — new chunks, replacements, a retraction, deletions, a reset — the
+ * other's next query sees, with BM25 scores equal to the from-scratch reference over the chunks
+ * the database holds. Also when tombstones it needed were pruned (it reloads), and when both
+ * write at once (generations serialise them). On PGlite and PostgreSQL.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { sql } from "kysely";
+import { querySparseVector, tokenize } from "../../src/corpus/bm25.js";
+import { log } from "../../src/log.js";
+import { PgVectorStore } from "../../src/vectors/pgvector.js";
+import type { Hit } from "../../src/vectors/vector-store.js";
+import {
+  CORPUS,
+  DIMENSION,
+  QUERIES,
+  describePostgres,
+  expectedBm25,
+  openPglite,
+  openPostgres,
+  points,
+  type DbHandle,
+  type TestChunk,
+} from "./harness.js";
+
+beforeAll(() => {
+  log.silent = true;
+});
+afterAll(() => {
+  log.silent = false;
+});
+
+const byId = (id: string) => CORPUS.find((c) => c.id === id)!;
+const ofPmids = (...pmids: string[]) => CORPUS.filter((c) => pmids.includes(c.pmid));
+const except = (...pmids: string[]) => CORPUS.filter((c) => !pmids.includes(c.pmid));
+
+async function search(store: PgVectorStore, query: string, excludeRetracted = false) {
+  return store.searchSparse(querySparseVector(tokenize(query)), 50, { excludeRetracted });
+}
+
+/** Every query ranks and scores as BM25 over exactly `chunks` (N and df included). */
+async function expectIndexOf(store: PgVectorStore, chunks: TestChunk[]): Promise<void> {
+  for (const query of QUERIES) {
+    const want = [...expectedBm25(chunks, query)].sort((a, b) => b[1] - a[1]);
+    const got: Hit[] = await search(store, query);
+    expect(got.map((h) => h.id).sort()).toEqual(want.map(([id]) => id).sort());
+    got.forEach((h, i) => {
+      expect(h.score).toBeCloseTo(want[i]![1], 4);
+      expect(h.payload).toEqual(byId(h.id).payload);
+    });
+  }
+}
+
+function replicaSuite(open: () => Promise<DbHandle>) {
+  let handle: DbHandle;
+  let a: PgVectorStore;
+  let b: PgVectorStore;
+
+  beforeAll(async () => {
+    handle = await open();
+    a = new PgVectorStore(handle.db, handle.hasPgvector);
+    b = new PgVectorStore(handle.db, handle.hasPgvector);
+    await a.ensure(DIMENSION);
+    await b.ensure(DIMENSION);
+  });
+  afterAll(async () => {
+    await handle.close();
+  });
+
+  it("sees the other replica's writes and deletions before its next query", async () => {
+    await a.upsert(points(ofPmids("1001", "1002", "1003")));
+    await expectIndexOf(b, ofPmids("1001", "1002", "1003"));
+    await a.upsert(points(except("1001", "1002", "1003")));
+    await expectIndexOf(b, CORPUS);
+    await b.deletePmids(["1001", "1006"]);
+    await expectIndexOf(a, except("1001", "1006"));
+    await expectIndexOf(b, except("1001", "1006"));
+  });
+
+  it("drops a newly retracted chunk from the other replica's filtered results", async () => {
+    const statins = CORPUS.find((c) => c.pmid === "1007")!;
+    expect((await search(b, "statin elderly", true)).map((h) => h.pmid)).toContain("1007");
+    await a.upsert(points([{ ...statins, payload: { ...statins.payload, retracted: true } }]));
+    expect((await search(b, "statin elderly", true)).map((h) => h.pmid)).not.toContain("1007");
+    await a.upsert(points([statins]));
+    expect((await search(b, "statin elderly", true)).map((h) => h.pmid)).toContain("1007");
+  });
+
+  it("agrees after both replicas write at once", async () => {
+    await Promise.all([
+      a.upsert(points(ofPmids("1001"))),
+      b.upsert(points(ofPmids("1006"))),
+      a.deletePmids(["1010"]),
+    ]);
+    await expectIndexOf(a, except("1010"));
+    await expectIndexOf(b, except("1010"));
+    await a.upsert(points(ofPmids("1010")));
+  });
+
+  it("reloads when the tombstones it needed were pruned", async () => {
+    await expectIndexOf(b, CORPUS);
+    await a.deletePmids(["1004"]);
+    // As if thousands of generations had passed while b was idle.
+    await sql`delete from chunk_tombstones`.execute(handle.db);
+    await sql`update chunk_stats set pruned_gen = gen`.execute(handle.db);
+    await expectIndexOf(b, except("1004"));
+    await a.upsert(points(ofPmids("1004")));
+  });
+
+  it("reloads when the other replica recreated the tables (reindex)", async () => {
+    await expectIndexOf(b, CORPUS);
+    await a.reset(DIMENSION);
+    await a.upsert(points(ofPmids("1005", "1008")));
+    await expectIndexOf(b, ofPmids("1005", "1008"));
+    expect(await b.count()).toBe(ofPmids("1005", "1008").length);
+  });
+}
+
+describe("lexical index across replicas [pglite]", () => replicaSuite(openPglite));
+describePostgres("lexical index across replicas [postgres]", () => replicaSuite(openPostgres));

@@ -1,0 +1,205 @@
+/**
+ * §3b The lexical leg on the embedded store (PGlite), lexical-only corpus (EMBEDDINGS_PROVIDER
+ * =none, the default): the in-memory BM25 index against the SQL scoring it replaced
+ * (bench/lib/sql-lexical.ts, over a chunk_terms table built from the same postings), query by
+ * query in the same pass, and rag_search (ragSearch) over each. Every query's two answers are
+ * checked to agree (ids and scores) before any time counts. Sizes are the search section's.
+ */
+import { chunkArticle } from "../../src/corpus/chunk.js";
+import { documentInputFromArticle } from "../../src/corpus/document.js";
+import { querySparseVector, tokenize } from "../../src/corpus/bm25.js";
+import { indexDocuments } from "../../src/corpus/indexer.js";
+import { ragSearch, type SearchDeps } from "../../src/corpus/search.js";
+import { createSynthCorpus, type SynthCorpus } from "../../src/devtools/synth.js";
+import { articleSetXml } from "../../src/devtools/synth-xml.js";
+import { NoEmbedder } from "../../src/embeddings/index.js";
+import { parseEFetch } from "../../src/eutils/parse/efetch.js";
+import { openStore } from "../../src/store/db.js";
+import { upsertDocuments } from "../../src/store/docs.js";
+import { PgVectorStore } from "../../src/vectors/pgvector.js";
+import type { Hit } from "../../src/vectors/vector-store.js";
+import type { BenchOptions } from "../lib/options.js";
+import { buildSqlPostings, sqlSearchSparse, withSqlLexicalLeg } from "../lib/sql-lexical.js";
+import {
+  emptySection,
+  figure,
+  quantile,
+  ratio,
+  repeat,
+  timed,
+  type SectionResult,
+} from "../lib/stats.js";
+import { pgliteDir } from "../lib/stores.js";
+
+const TERM = "bench lexical";
+const SPAN = { edatFrom: "2015-01-01", edatTo: "2024-12-31" };
+const NOW = new Date("2025-01-01T00:00:00Z");
+/** ragSearch's leg depth. */
+const DEPTH = 300;
+
+async function grow(
+  deps: SearchDeps,
+  g: { corpus: SynthCorpus; titles: string[]; chunks: number },
+  target: number,
+) {
+  while (g.chunks < target) {
+    const records = g.corpus.records(g.corpus.add({ term: TERM, count: 500, ...SPAN }));
+    const kept = [];
+    for (const a of parseEFetch(articleSetXml(records))) {
+      if (g.chunks >= target) break;
+      kept.push(a);
+      g.titles.push(a.title);
+      g.chunks += chunkArticle(a).length;
+    }
+    const docs = kept.map((a) => documentInputFromArticle(a, NOW));
+    await upsertDocuments(deps.store.db, docs);
+    await indexDocuments(
+      deps,
+      docs.map((d) => d.pmid),
+    );
+  }
+}
+
+/** Three title words of random stored records (deterministic), as the search section asks. */
+function queries(titles: string[], n: number): string[] {
+  const out: string[] = [];
+  let state = 4242;
+  const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  while (out.length < n) {
+    const words = (titles[Math.floor(next() * titles.length)] ?? "")
+      .split(/[^A-Za-z-]+/)
+      .filter((w) => w.length >= 4);
+    const start = Math.floor(next() * Math.max(1, words.length - 2));
+    const q = words.slice(start, start + 3).join(" ");
+    if (q) out.push(q);
+  }
+  return out;
+}
+
+function assertSame(query: string, a: Hit[], b: Hit[]): void {
+  const bad =
+    a.length !== b.length ||
+    a.some((h, i) => Math.abs(h.score - b[i]!.score) > 1e-6 * Math.max(1, h.score));
+  if (bad) throw new Error(`lexical legs disagree for "${query}"`);
+}
+
+export async function lexicalSection(opts: BenchOptions): Promise<SectionResult> {
+  const out = emptySection("Lexical leg");
+  const { chunks: sizes, queries: nq, reps } = opts.sizes.search;
+  const dir = await pgliteDir();
+  const store = await openStore({ dataDir: dir.dataDir });
+  try {
+    const vectors = new PgVectorStore(store.db, store.hasPgvector);
+    await vectors.ensure(0);
+    const deps: SearchDeps = { store, vectors, embedder: new NoEmbedder() };
+    const sqlDeps: SearchDeps = { ...deps, vectors: withSqlLexicalLeg(vectors, store.db) };
+    const corpus = createSynthCorpus({
+      seed: 19,
+      now: NOW,
+      terms: [{ term: TERM, count: 0, ...SPAN }],
+    });
+    const grown = { corpus, titles: [] as string[], chunks: 0 };
+    for (const target of sizes) {
+      const k = `lexical.${target}`;
+      const n = `${target.toLocaleString("en-US")} chunks`;
+      const build = await timed(() => grow(deps, grown, target));
+      const postings = await buildSqlPostings(store.db);
+      await store.maintain({ checkpoint: true, analyze: true });
+      // A replica opening this store: its first query loads the index.
+      const cold = new PgVectorStore(store.db, store.hasPgvector);
+      const heap = process.memoryUsage();
+      const load = await timed(() => cold.searchSparse(querySparseVector(["x"]), 1));
+      const after = process.memoryUsage();
+      out.notes.push(
+        `${n}: ${grown.titles.length.toLocaleString("en-US")} records, ${postings.toLocaleString("en-US")} postings; growing the store took ${(build.ms / 1000).toFixed(1)} s; index ${((cold.lexicalIndexBytes ?? 0) / 1e6).toFixed(1)} MB of typed arrays (heap + array buffers grew ${((after.heapUsed + after.arrayBuffers - heap.heapUsed - heap.arrayBuffers) / 1e6).toFixed(0)} MB during the load).`,
+      );
+      out.figures.push(
+        figure(`${k}.index_load_ms`, `${n}: in-memory index load (cold)`, "ms", [load.ms]),
+      );
+      const qs = queries(grown.titles, nq);
+      const sparse = qs.map((q) => querySparseVector(tokenize(q)));
+      for (let i = 0; i < Math.min(10, qs.length); i++) {
+        // Warm-up, and the two legs must agree before anything is timed.
+        const viaSql = await sqlSearchSparse(store.db, sparse[i]!, DEPTH, true);
+        const viaMemory = await vectors.searchSparse(sparse[i]!, DEPTH, { excludeRetracted: true });
+        assertSame(qs[i]!, viaSql, viaMemory);
+        await ragSearch(deps, { query: qs[i]!, topK: 20, qualityBias: true });
+        await ragSearch(sqlDeps, { query: qs[i]!, topK: 20, qualityBias: true });
+      }
+      const runs = await repeat(reps, async () => {
+        const t = {
+          sql: [] as number[],
+          memory: [] as number[],
+          ragSql: [] as number[],
+          ragMemory: [] as number[],
+        };
+        for (let i = 0; i < qs.length; i++) {
+          const opts = { excludeRetracted: true };
+          t.sql.push((await timed(() => sqlSearchSparse(store.db, sparse[i]!, DEPTH, true))).ms);
+          t.memory.push(
+            (
+              await timed(() =>
+                vectors.searchSparse(sparse[i]!, DEPTH, { ...opts, withPayload: false }),
+              )
+            ).ms,
+          );
+          const input = { query: qs[i]!, topK: 20, qualityBias: true };
+          t.ragSql.push((await timed(() => ragSearch(sqlDeps, input))).ms);
+          t.ragMemory.push((await timed(() => ragSearch(deps, input))).ms);
+        }
+        return t;
+      });
+      const p50 = (pick: (r: (typeof runs)[number]) => number[]) =>
+        runs.map((r) => quantile(pick(r), 0.5));
+      out.figures.push(
+        figure(
+          `${k}.sql.p50_ms`,
+          `${n}: lexical leg, SQL (before), p50`,
+          "ms",
+          p50((r) => r.sql),
+        ),
+        figure(
+          `${k}.memory.p50_ms`,
+          `${n}: lexical leg, in memory, p50`,
+          "ms",
+          p50((r) => r.memory),
+        ),
+        figure(
+          `${k}.rag_sql.p50_ms`,
+          `${n}: rag_search over the SQL leg, p50`,
+          "ms",
+          p50((r) => r.ragSql),
+        ),
+        figure(
+          `${k}.rag_memory.p50_ms`,
+          `${n}: rag_search over the in-memory leg, p50`,
+          "ms",
+          p50((r) => r.ragMemory),
+        ),
+      );
+      out.ratios.push(
+        ratio(
+          `${k}.leg_speedup`,
+          `${n}: lexical leg, SQL vs in memory`,
+          "SQL p50 ÷ in-memory p50, same queries, interleaved",
+          p50((r) => r.sql),
+          p50((r) => r.memory),
+        ),
+        ratio(
+          `${k}.rag_speedup`,
+          `${n}: rag_search, SQL leg vs in-memory leg`,
+          "p50 over the SQL leg ÷ over the in-memory leg, interleaved",
+          p50((r) => r.ragSql),
+          p50((r) => r.ragMemory),
+        ),
+      );
+    }
+    out.notes.push(
+      `Lexical-only corpus (no embedder). Leg depth ${DEPTH}, retracted excluded; the SQL leg returns the payload of its ${DEPTH} hits as it did, the in-memory leg none (rag_search reads the payload of its top_k by primary key). rag_search top_k 20, quality_bias on; ${nq} queries per pass, 1 caller.`,
+    );
+  } finally {
+    await store.close();
+    await dir.cleanup();
+  }
+  return out;
+}

@@ -1,0 +1,64 @@
+/**
+ * The pgvector adapter's tables, created (or brought up to date) inside ensure()'s transaction:
+ *   chunk_vectors(id, pmid, chunk_id, embedding, payload columns, postings, gen)  one row per chunk
+ *   chunk_stats(n, dimension, gen, pruned_gen, epoch)                              one row
+ *   chunk_tombstones(gen, id)                                                      deleted chunks
+ * `postings` packs the chunk's BM25 sparse vector (lexical-index.ts); `gen` is the write
+ * generation that last wrote the row (pgvector-lexical.ts explains the protocol); `epoch` is
+ * drawn when the tables are created, so a replica notices they were recreated.
+ */
+import { sql, type Kysely } from "kysely";
+
+type Db = Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- only its own tables
+
+export async function createTables(trx: Db, dimension: number, hasPgvector: boolean) {
+  await sql`create table if not exists chunk_stats (
+    singleton boolean primary key default true check (singleton),
+    n bigint not null, dimension integer not null)`.execute(trx);
+  await sql`alter table chunk_stats add column if not exists gen bigint not null default 0,
+    add column if not exists pruned_gen bigint not null default 0,
+    add column if not exists epoch float8 not null default random()`.execute(trx);
+  // Lexical only (dimension 0): the column stays, always null.
+  const embedding =
+    hasPgvector && dimension > 0 ? sql.raw(`vector(${dimension})`) : sql.raw("real[]");
+  await sql`create table if not exists chunk_vectors (
+    id uuid primary key, pmid text not null, chunk_id text not null,
+    embedding ${embedding}, title text not null, text text not null,
+    quality real not null, retracted boolean not null, pdat_year integer,
+    version integer not null)`.execute(trx);
+  await sql`alter table chunk_vectors
+    add column if not exists postings bytea not null default ''::bytea,
+    add column if not exists gen bigint not null default 0`.execute(trx);
+  await sql`create index if not exists chunk_vectors_pmid on chunk_vectors (pmid)`.execute(trx);
+  await sql`create index if not exists chunk_vectors_gen on chunk_vectors (gen)`.execute(trx);
+  await sql`create table if not exists chunk_tombstones (gen bigint not null, id uuid not null)`.execute(
+    trx,
+  );
+  await sql`create index if not exists chunk_tombstones_gen on chunk_tombstones (gen)`.execute(trx);
+  await sql`insert into chunk_stats (n, dimension) values (0, ${dimension})
+    on conflict do nothing`.execute(trx);
+  await migratePostingsTable(trx);
+}
+
+/**
+ * Stores made before postings moved into the rows kept them in chunk_terms(term, id, weight):
+ * pack them into the rows (the same big-endian pairs packPostings writes) and drop the table.
+ */
+async function migratePostingsTable(trx: Db): Promise<void> {
+  const { rows } = await sql<{
+    old: boolean;
+  }>`select to_regclass('chunk_terms') is not null as old`.execute(trx);
+  if (!rows[0]?.old) return;
+  await sql`update chunk_vectors v set postings = p.packed, gen = 0
+    from (select id, string_agg(int4send(term) || float4send(weight), ''::bytea) as packed
+      from chunk_terms group by id) p
+    where p.id = v.id`.execute(trx);
+  await sql`drop table chunk_terms`.execute(trx);
+  await sql`update chunk_stats set epoch = random()`.execute(trx);
+}
+
+export async function dropTables(trx: Db): Promise<void> {
+  await sql`drop table if exists chunk_vectors, chunk_terms, chunk_stats, chunk_tombstones`.execute(
+    trx,
+  );
+}
