@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { readCheckpoint } from "../../corpus/service.js";
+import { readCheckpoint } from "../../corpus/api.js";
 import { requiredText } from "../params.js";
 import { defineTool } from "../tool.js";
 
@@ -14,5 +14,5 @@ export const corpusCheckpointGet = defineTool({
     query_key: requiredText().describe("The saved query's key."),
   }),
   output: z.object({ query_key: z.string(), last_edat: z.string().nullable() }),
-  execute: (args) => readCheckpoint(args.query_key),
+  execute: (args, { signal }) => readCheckpoint(args.query_key, signal),
 });
