@@ -23,6 +23,7 @@ import { emptySection, type SectionResult } from "./lib/stats.js";
 import { cleanupAll, probePostgres } from "./lib/stores.js";
 import { markdownTable, type Report } from "./lib/table.js";
 import { faultsSection } from "./sections/faults.js";
+import { loopSection } from "./sections/loop.js";
 import { mcpSection } from "./sections/mcp.js";
 import { parseSection } from "./sections/parse.js";
 import { qualitySection } from "./sections/quality.js";
@@ -40,6 +41,7 @@ const SECTIONS = {
   faults: faultsSection,
   startup: startupSection,
   rate: rateSection,
+  loop: loopSection,
 } satisfies Record<string, (o: BenchOptions) => Promise<SectionResult>>;
 type SectionName = keyof typeof SECTIONS;
 /** Sections that take minutes whatever the size: by default in full mode only (or ask with --only). */

@@ -63,6 +63,7 @@ describe("npm run bench", () => {
       "quality",
       "faults",
       "startup",
+      "loop",
     ]);
     const keys: string[] = [];
     for (const [name, s] of Object.entries(report.sections)) {
