@@ -114,7 +114,7 @@ export class CorpusWorker implements CorpusHost {
   }
 
   /** The thread ended (closed, or died): pending calls fail; the next call starts a new one. */
-  private onExit(code: number): void {
+  private async onExit(code: number): Promise<void> {
     this.worker = undefined;
     this.state = { status: "idle" };
     for (const c of this.requests.values()) c.abort();
@@ -125,6 +125,10 @@ export class CorpusWorker implements CorpusHost {
     for (const [id, p] of this.pending) {
       this.pending.delete(id);
       p.reject(err);
+    }
+    if (code !== 0 && !this.config.databaseUrl) {
+      const { releaseOwnLock } = await import("../../store/file-lock.js");
+      await releaseOwnLock(this.config.dataDir).catch(() => undefined);
     }
   }
 
