@@ -24,6 +24,7 @@ import { cleanupAll, probePostgres } from "./lib/stores.js";
 import { markdownTable, type Report } from "./lib/table.js";
 import { faultsSection } from "./sections/faults.js";
 import { lexicalSection } from "./sections/lexical.js";
+import { loopSection } from "./sections/loop.js";
 import { mcpSection } from "./sections/mcp.js";
 import { parseSection } from "./sections/parse.js";
 import { qualitySection } from "./sections/quality.js";
@@ -42,6 +43,7 @@ const SECTIONS = {
   faults: faultsSection,
   startup: startupSection,
   rate: rateSection,
+  loop: loopSection,
 } satisfies Record<string, (o: BenchOptions) => Promise<SectionResult>>;
 type SectionName = keyof typeof SECTIONS;
 /** Sections that take minutes whatever the size: by default in full mode only (or ask with --only). */

@@ -53,6 +53,8 @@ export class InvariantError extends AppError {
 export class StoreError extends AppError {
   readonly code = "STORE";
 }
+/** A dependency still being opened (the corpus stores at start-up): /readyz says "starting". */
+export class StartingError extends StoreError {}
 export class EmbeddingsError extends AppError {
   readonly code = "EMBEDDINGS";
 }

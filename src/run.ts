@@ -11,7 +11,7 @@
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { toEnvelope } from "./errors.js";
 import { log } from "./log.js";
-import { closeState, getCorpus, initState } from "./state.js";
+import { closeState, getCorpusHost, initState } from "./state.js";
 
 const USAGE = `Usage:
   pubmed-mcp                 serve MCP over stdio (same as \`pubmed-mcp serve\`)
@@ -59,13 +59,10 @@ async function serve(config: Config): Promise<void> {
     const http = await startHttpServer(config);
     closeTransport = http.close;
     log.info("pubmed-mcp serving over HTTP", { url: http.url, port: http.port });
-    // A deployment serves the corpus, so open its stores now: opening the embedded store keeps
-    // the event loop busy for seconds, which belongs in start-up rather than under traffic.
-    getCorpus().catch((err: unknown) => {
-      log.warn("corpus stores not available yet; /readyz reports them", {
-        error: err instanceof Error ? err.message : String(err),
-      });
-    });
+    // A deployment serves the corpus, so the worker opens its stores now (seconds of CPU on
+    // the embedded store, off this loop); /readyz says "starting" until they are open. Over
+    // stdio they open on first use: an IDE session may never touch the corpus.
+    getCorpusHost().open();
   }
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);

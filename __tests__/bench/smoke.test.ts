@@ -64,6 +64,7 @@ describe("npm run bench", () => {
       "quality",
       "faults",
       "startup",
+      "loop",
     ]);
     const keys: string[] = [];
     for (const [name, s] of Object.entries(report.sections)) {

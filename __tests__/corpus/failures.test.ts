@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it, jest } from "@jest/globals";
 import { createSynthCorpus, type SynthCorpus } from "../../src/devtools/synth.js";
 import { synthHandler } from "../../src/devtools/synth-ncbi.js";
-import { getCorpus } from "../../src/state.js";
+import { corpusDb } from "../helpers/corpus-db.js";
 import { listJobs } from "../../src/store/jobs.js";
 import {
   checkpointOf,
@@ -80,8 +80,7 @@ function onEfetch(n: number, act: () => void): void {
 }
 
 async function lastJobStatus(): Promise<string | undefined> {
-  const { store } = await getCorpus();
-  return (await listJobs(store.db, { queryKey: KEY }))[0]?.status;
+  return (await listJobs(corpusDb, { queryKey: KEY }))[0]?.status;
 }
 
 describeEachBackend("sync when the embedder fails", (kind) => {

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it, jest } from "@jest/globals";
 import { sql } from "kysely";
-import { getCorpus } from "../../src/state.js";
+import { corpusDb } from "../helpers/corpus-db.js";
 import { listAudit } from "../../src/store/checkpoints.js";
 import { listJobs } from "../../src/store/jobs.js";
 import { createSynthCorpus, type SynthCorpus } from "../../src/devtools/synth.js";
@@ -99,13 +99,12 @@ describeEachBackend("corpus sync and search", (kind) => {
   });
 
   it("leaves the store with planner statistics and, embedded, a fresh checkpoint", async () => {
-    const { store } = await getCorpus();
     const statistics = async () =>
       Number(
         (
           await sql<{ n: string }>`select count(*) as n from pg_stats
             where schemaname = current_schema() and tablename in ('documents', 'chunks')`.execute(
-            store.db,
+            corpusDb,
           )
         ).rows[0]?.n,
       );
@@ -113,7 +112,7 @@ describeEachBackend("corpus sync and search", (kind) => {
       (
         await sql<{
           lsn: string;
-        }>`select redo_lsn::text as lsn from pg_control_checkpoint()`.execute(store.db)
+        }>`select redo_lsn::text as lsn from pg_control_checkpoint()`.execute(corpusDb)
       ).rows[0]?.lsn;
     const before = { statistics: await statistics(), redo: await redo() };
     expect((await sync()).isError).toBe(false);
@@ -163,9 +162,7 @@ describeEachBackend("corpus sync and search", (kind) => {
         }
       ).version,
     ).toBe(3);
-
-    const { store } = await getCorpus();
-    const audit = await listAudit(store.db, "statins");
+    const audit = await listAudit(corpusDb, "statins");
     expect(audit.filter((a) => a.source === "manual").map((a) => a.newEdat)).toEqual([
       "2018-01-01T00:00:00.000Z",
       "2018-01-01T00:00:00.000Z",
@@ -194,8 +191,7 @@ describeEachBackend("corpus sync and search", (kind) => {
       expect(stored).toEqual(expect.arrayContaining(covered));
     }
     expect(stored.length).toBeLessThan(corpus.pmidsFor(TERM).length);
-    const { store } = await getCorpus();
-    expect((await listJobs(store.db, { queryKey: "statins" }))[0]?.status).toBe("failed");
+    expect((await listJobs(corpusDb, { queryKey: "statins" }))[0]?.status).toBe("failed");
 
     failing = false;
     const rerun = (await sync()).json as SyncOut;
@@ -211,8 +207,7 @@ describeEachBackend("corpus sync and search", (kind) => {
       0,
       corpus.pmidsFor(TERM).length,
     ]);
-    const { store } = await getCorpus();
-    const jobs = (await listJobs(store.db, { queryKey: "statins" })).sort((x, y) =>
+    const jobs = (await listJobs(corpusDb, { queryKey: "statins" })).sort((x, y) =>
       x.startedAt.localeCompare(y.startedAt),
     );
     expect(jobs).toHaveLength(2);

@@ -11,7 +11,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { sql } from "kysely";
 import type { RagResult } from "../../src/corpus/search.js";
 import type { SyncResult } from "../../src/corpus/sync.js";
-import { getCorpus } from "../../src/state.js";
+import { corpusDb, corpusVectorCount } from "./corpus-db.js";
 import { callTool } from "./mcp.js";
 
 export type SyncOut = SyncResult;
@@ -19,15 +19,13 @@ export type ErrOut = { error: { code: string; message: string; details: unknown 
 export type SearchOut = { results: RagResult[] };
 
 export async function storedPmids(): Promise<string[]> {
-  const { store } = await getCorpus();
-  const rows = await store.db.selectFrom("documents").select("pmid").orderBy("pmid").execute();
+  const rows = await corpusDb.selectFrom("documents").select("pmid").orderBy("pmid").execute();
   return rows.map((r) => r.pmid);
 }
 
 /** PMIDs whose stored version is not (or not yet) in the vector store. */
 export async function unindexedPmids(): Promise<string[]> {
-  const { store } = await getCorpus();
-  const rows = await store.db
+  const rows = await corpusDb
     .selectFrom("documents")
     .select("pmid")
     .where(sql.ref("indexed_version"), "is distinct from", sql.ref("version"))
@@ -38,22 +36,20 @@ export async function unindexedPmids(): Promise<string[]> {
 
 /** Chunk uuids the metadata store holds, sorted. */
 export async function chunkIds(): Promise<string[]> {
-  const { store } = await getCorpus();
-  const rows = await store.db.selectFrom("chunks").select("id").orderBy("id").execute();
+  const rows = await corpusDb.selectFrom("chunks").select("id").orderBy("id").execute();
   return rows.map((r) => r.id);
 }
 
 /** Point ids in the pgvector tables, sorted (Qdrant suites read the fake's collection instead). */
 export async function pgvectorIds(): Promise<string[]> {
-  const { store } = await getCorpus();
   const { rows } = await sql<{
     id: string;
-  }>`select id::text as id from chunk_vectors order by id`.execute(store.db);
+  }>`select id::text as id from chunk_vectors order by id`.execute(corpusDb);
   return rows.map((r) => r.id);
 }
 
 export async function vectorCount(): Promise<number> {
-  return (await getCorpus()).vectors.count();
+  return corpusVectorCount();
 }
 
 export async function checkpointOf(client: Client, queryKey: string): Promise<string | null> {

@@ -5,7 +5,7 @@
  * registered by initState and exercised by the corpus tests.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { StoreError } from "../../src/errors.js";
+import { StartingError, StoreError } from "../../src/errors.js";
 import { checkReadiness } from "../../src/http/readiness.js";
 import { getReadiness } from "../../src/state.js";
 import { startHttpHarness, type HttpHarness } from "./harness.js";
@@ -99,6 +99,31 @@ describe("checkReadiness", () => {
     expect(error).not.toContain("hunter2");
     expect(error).not.toContain("/srv/app");
     expect(error).toContain("postgres://***@db:5432");
+  });
+
+  it("says starting while a dependency is still opening, and not_ready once one is down", async () => {
+    const opening = async () => {
+      throw new StartingError("starting: the corpus stores are opening");
+    };
+    const starting = await checkReadiness({ metadata_store: opening, embedder: async () => {} });
+    expect(starting).toEqual({
+      status: "starting",
+      checks: {
+        metadata_store: {
+          status: "starting",
+          ms: expect.any(Number),
+          error: "starting: the corpus stores are opening",
+        },
+        embedder: { status: "up", ms: expect.any(Number) },
+      },
+    });
+    const down = await checkReadiness({
+      metadata_store: opening,
+      embedder: async () => {
+        throw new StoreError("down");
+      },
+    });
+    expect(down.status).toBe("not_ready");
   });
 
   it("is ready with no probes registered", async () => {

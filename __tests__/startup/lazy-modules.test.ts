@@ -2,7 +2,8 @@
  * Start-up loads only what a session needs (issue 11 item 7): a stdio server answers
  * `initialize` and `tools/list` without loading the chart (Vega, Vega-Lite), citation
  * (citation-js), corpus store (PGlite, Kysely, pg), embedding (Cohere), vector (Qdrant) libraries or
- * fastmcp's unused HTTP server (mcp-proxy); each loads on first use. The real process is spawned
+ * fastmcp's unused HTTP server (mcp-proxy); each loads on first use, and the corpus stores never
+ * load on the MCP thread (they open in the corpus worker, issue 12). The real process is spawned
  * with a module recorder (helpers/module-log.mjs); `npm run bench -- --only startup` measures
  * what this saves.
  */
@@ -133,5 +134,16 @@ describe("stdio start-up", () => {
       expect(cite.json).toMatchObject({ citations: [{ pmid: "31452104" }] });
     });
     expect(loadedOf(urls)).toEqual(["vega", "vega-lite", "@citation-js", "xml2js"]);
+  }, 60_000);
+
+  it("never loads the corpus stores on the MCP thread: a corpus call opens them in the worker", async () => {
+    const urls = await modulesLoaded("corpus", async (client) => {
+      const search = await callTool(client, "rag_search", { query: "start-up" });
+      expect(search).toMatchObject({ isError: false, json: { results: [] } });
+    });
+    // The recorder hooks this thread only (the worker starts without it).
+    expect(
+      loadedOf(urls).filter((p) => ["@electric-sql/pglite", "kysely", "pg"].includes(p)),
+    ).toEqual([]);
   }, 60_000);
 });

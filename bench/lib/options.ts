@@ -18,6 +18,8 @@ export interface Sizes {
   mcp: { calls: number };
   /** Evaluate on a subset (quick, smoke); undefined = the whole set. */
   quality: { maxQueries?: number; maxDocs?: number };
+  /** The MCP loop section: a sync of `records` plus `callers` rag_search loops on a `seed` corpus. */
+  loop: { records: number; seed: number; callers: number };
   /** Passes over the NCBI fault matrix; `targets` = the first n tools only (undefined = all). */
   faults: { reps: number; targets?: number };
 }
@@ -35,6 +37,7 @@ export const SIZES: Record<Mode, Sizes> = {
     mcp: { calls: 200 },
     quality: {},
     faults: { reps: 3 },
+    loop: { records: 10_000, seed: 2_000, callers: 8 },
   },
   quick: {
     reps: 3,
@@ -45,6 +48,7 @@ export const SIZES: Record<Mode, Sizes> = {
     mcp: { calls: 30 },
     quality: { maxQueries: 50 },
     faults: { reps: 1 },
+    loop: { records: 2_000, seed: 500, callers: 8 },
   },
   smoke: {
     reps: 1,
@@ -55,6 +59,7 @@ export const SIZES: Record<Mode, Sizes> = {
     mcp: { calls: 5 },
     quality: { maxQueries: 10, maxDocs: 300 },
     faults: { reps: 1, targets: 2 },
+    loop: { records: 100, seed: 50, callers: 2 },
   },
 };
 

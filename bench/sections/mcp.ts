@@ -35,7 +35,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** /readyz, not /health: the HTTP server opens the corpus stores at start-up, which blocks its loop. */
+/** /readyz, not /health: the corpus worker opens the stores after the server listens. */
 async function waitForReady(url: string): Promise<void> {
   const deadline = Date.now() + STARTUP_MS;
   while (Date.now() < deadline) {

@@ -4,8 +4,7 @@
  */
 import { SingleBar, Presets } from "cli-progress";
 import { parseArgs } from "node:util";
-import { reindexCorpus } from "../corpus/reindex.js";
-import { runSync, searchCorpus } from "../corpus/service.js";
+import { reindexCorpus, runSync, searchCorpus } from "../corpus/api.js";
 import { ValidationError } from "../errors.js";
 
 function int(value: string | undefined, name: string, fallback: number): number {

@@ -4,16 +4,18 @@
  * a replica that cannot reach NCBI still serves the offline corpus and answers live tools with
  * a clear UPSTREAM error, so pulling it from the load balancer would help nobody.
  */
-import { AppError } from "../errors.js";
+import { AppError, StartingError } from "../errors.js";
 
 export interface CheckResult {
-  status: "up" | "down";
+  /** "starting": the dependency is still opening (the corpus stores after start-up). */
+  status: "up" | "down" | "starting";
   ms: number;
   error?: string;
 }
 
 export interface Readiness {
-  status: "ready" | "not_ready";
+  /** "starting" while some check is starting and none is down. */
+  status: "ready" | "not_ready" | "starting";
   checks: Record<string, CheckResult>;
 }
 
@@ -42,7 +44,8 @@ async function runProbe(probe: () => Promise<void>, timeoutMs: number): Promise<
     await Promise.race([probe(), timeout]);
     return { status: "up", ms: Math.round(performance.now() - started) };
   } catch (err) {
-    return { status: "down", ms: Math.round(performance.now() - started), error: describe(err) };
+    const status = err instanceof StartingError ? "starting" : "down";
+    return { status, ms: Math.round(performance.now() - started), error: describe(err) };
   } finally {
     clearTimeout(timer);
   }
@@ -58,6 +61,11 @@ export async function checkReadiness(
     ),
   );
   const checks = Object.fromEntries(entries);
-  const ready = entries.every(([, r]) => r.status === "up");
-  return { status: ready ? "ready" : "not_ready", checks };
+  const statuses = new Set(entries.map(([, r]) => r.status));
+  const status = statuses.has("down")
+    ? "not_ready"
+    : statuses.has("starting")
+      ? "starting"
+      : "ready";
+  return { status, checks };
 }

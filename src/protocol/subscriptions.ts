@@ -11,7 +11,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { z } from "zod";
 import { log } from "../log.js";
-import { getCorpus } from "../state.js";
+import { paperVersions } from "../corpus/api.js";
 import { invalidParams } from "./errors.js";
 
 export const CORPUS_URI = "resource://pubmed/corpus";
@@ -28,10 +28,9 @@ export function corpusChanged(): void {
 async function versions(pmids: string[]): Promise<Map<string, number | null>> {
   const out = new Map<string, number | null>(pmids.map((p) => [p, null]));
   try {
-    const { store } = await getCorpus();
-    // The store modules load with the store, not at start-up (issue 11).
-    const { getDocuments } = await import("../store/docs.js");
-    for (const d of await getDocuments(store.db, pmids)) out.set(d.pmid, d.version);
+    for (const [pmid, version] of Object.entries(await paperVersions(pmids))) {
+      out.set(pmid, version);
+    }
   } catch (err) {
     log.debug("paper versions unavailable", { error: String(err) });
   }

@@ -2,25 +2,9 @@
  * resource://pubmed/paper/{pmid} — one synced paper, the same JSON rag_get returns. Unknown or
  * unsynced PMIDs are MCP's -32002 with a message saying how to get them.
  */
-import { getPaper } from "../corpus/service.js";
+import { getPaper, pmidsStartingWith } from "../corpus/api.js";
 import { NotFoundError } from "../errors.js";
-import { getCorpus } from "../state.js";
 import { defineResourceTemplate } from "./resource.js";
-
-/** PMIDs in the local corpus that start with `prefix`, in numeric order. */
-async function pmidsStartingWith(prefix: string, limit: number): Promise<string[]> {
-  if (!/^\d{0,9}$/.test(prefix)) return [];
-  const { store } = await getCorpus();
-  const rows = await store.db
-    .selectFrom("documents")
-    .select("pmid")
-    .where("pmid", "like", `${prefix}%`)
-    .orderBy((eb) => eb.fn("length", ["pmid"]))
-    .orderBy("pmid")
-    .limit(limit)
-    .execute();
-  return rows.map((r) => r.pmid);
-}
 
 export const paperResource = defineResourceTemplate({
   uriTemplate: "resource://pubmed/paper/{pmid}",

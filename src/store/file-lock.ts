@@ -183,3 +183,17 @@ function makeLock(path: string, token: string): DirLock {
     },
   };
 }
+
+/**
+ * Drops the lock on `dir` when this process holds it: for a corpus worker thread that ended
+ * without closing its store (crashed, or terminated after its close grace), whose lock names
+ * this live pid and would refuse the next worker for the life of the process.
+ */
+export async function releaseOwnLock(dir: string): Promise<void> {
+  const path = join(dir, LOCK_FILE);
+  const text = await readFile(path, "utf8").catch(() => undefined);
+  const holder = text === undefined ? undefined : parse(text);
+  if (holder?.pid === process.pid && holder.hostname === hostname()) {
+    await unlink(path).catch(() => undefined);
+  }
+}

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { readCheckpoint } from "../../corpus/service.js";
+import { readCheckpoint } from "../../corpus/api.js";
 import { count } from "../outputs.js";
 import { requiredText } from "../params.js";
 import { defineTool } from "../tool.js";
@@ -30,5 +30,5 @@ export const corpusCheckpointGet = defineTool({
       })
       .nullable(),
   }),
-  execute: (args) => readCheckpoint(args.query_key),
+  execute: (args, { signal }) => readCheckpoint(args.query_key, signal),
 });

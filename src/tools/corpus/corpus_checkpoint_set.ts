@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { writeCheckpoint } from "../../corpus/service.js";
+import { writeCheckpoint } from "../../corpus/api.js";
 import { requiredText } from "../params.js";
 import { defineTool } from "../tool.js";
 
@@ -32,5 +32,5 @@ export const corpusCheckpointSet = defineTool({
       .describe('New checkpoint, ISO-8601, e.g. "2024-01-01T00:00:00Z".'),
   }),
   output: z.object({ ok: z.boolean() }),
-  execute: (args) => writeCheckpoint(args.query_key, args.last_edat),
+  execute: (args, { signal }) => writeCheckpoint(args.query_key, args.last_edat, signal),
 });

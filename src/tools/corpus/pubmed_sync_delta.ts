@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { runSync } from "../../corpus/service.js";
+import { runSync } from "../../corpus/api.js";
 import { count } from "../outputs.js";
 import { numeric, requiredText } from "../params.js";
 import { defineTool } from "../tool.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { getPaper } from "../../corpus/service.js";
+import { getPaper } from "../../corpus/api.js";
 import { nullableText } from "../outputs.js";
 import { defineTool } from "../tool.js";
 
@@ -46,5 +46,5 @@ export const ragGet = defineTool({
     }),
     version: z.int(),
   }),
-  execute: (args) => getPaper(args.doc_id.slice("pmid:".length)),
+  execute: (args, { signal }) => getPaper(args.doc_id.slice("pmid:".length), signal),
 });

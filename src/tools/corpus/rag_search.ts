@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { searchCorpus } from "../../corpus/service.js";
+import { searchCorpus } from "../../corpus/api.js";
 import type { RagResult } from "../../corpus/search.js";
 import { flag, numeric, requiredText } from "../params.js";
 import { defineTool } from "../tool.js";

@@ -1,0 +1,74 @@
+/**
+ * The corpus reads behind resources and notifications (resource://pubmed/corpus, paper
+ * completions, paper versions for subscriptions) and the readiness probes. Like service.ts they
+ * run where the stores are open: in the corpus worker (src/corpus/worker/).
+ */
+import { isoDateTime } from "../eutils/dates.js";
+import { getCorpus } from "../state.js";
+
+/** What resource://pubmed/corpus shows. */
+export async function corpusSummary() {
+  const corpus = await getCorpus();
+  const db = corpus.store.db;
+  // One after the other, as Jest's ESM loader cannot link modules two concurrent imports share.
+  const { listCheckpoints } = await import("../store/checkpoints.js");
+  const { countChunks, countDocuments } = await import("../store/docs.js");
+  const [documents, chunks, vectors, checkpoints] = await Promise.all([
+    countDocuments(db),
+    countChunks(db),
+    corpus.vectors.count(),
+    listCheckpoints(db),
+  ]);
+  return {
+    documents,
+    chunks,
+    vectors,
+    embedding: {
+      provider: corpus.embedder.provider,
+      model: corpus.embedder.model,
+      dimension: corpus.embedder.dimension,
+    },
+    // lexical: BM25 alone (no embedder, sim null); hybrid: BM25 fused with the dense leg.
+    retrieval: corpus.embedder.dimension === 0 ? "lexical" : "hybrid",
+    stores: { metadata: corpus.store.kind, vectors: corpus.vectors.kind },
+    embeddingMismatch: corpus.mismatch ?? corpus.syncRefusal,
+    checkpoints: checkpoints.map((c) => ({
+      query_key: c.queryKey,
+      last_edat: isoDateTime(c.lastEdat),
+      last_mdat: isoDateTime(c.lastMdat),
+    })),
+  };
+}
+
+/** PMIDs in the local corpus that start with `prefix`, in numeric order. */
+export async function pmidsStartingWith(prefix: string, limit: number): Promise<string[]> {
+  if (!/^\d{0,9}$/.test(prefix)) return [];
+  const { store } = await getCorpus();
+  const rows = await store.db
+    .selectFrom("documents")
+    .select("pmid")
+    .where("pmid", "like", `${prefix}%`)
+    .orderBy((eb) => eb.fn("length", ["pmid"]))
+    .orderBy("pmid")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.pmid);
+}
+
+/** Stored version of each of `pmids` (absent: null). */
+export async function paperVersions(pmids: string[]): Promise<Record<string, number | null>> {
+  const out: Record<string, number | null> = Object.fromEntries(pmids.map((p) => [p, null]));
+  const { store } = await getCorpus();
+  const { getDocuments } = await import("../store/docs.js");
+  for (const d of await getDocuments(store.db, pmids)) out[d.pmid] = d.version;
+  return out;
+}
+
+export type Probe = "metadata_store" | "vector_store" | "embedder";
+
+export async function probe(name: Probe): Promise<void> {
+  const corpus = await getCorpus();
+  if (name === "metadata_store") await corpus.store.ping();
+  else if (name === "vector_store") await corpus.vectors.health();
+  else await corpus.embedder.health();
+}

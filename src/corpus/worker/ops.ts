@@ -1,0 +1,51 @@
+/**
+ * The operations the corpus worker runs, by name: the MCP thread sends { op, args } and gets the
+ * result back (client.ts). Each one is a service function of the thread that owns the stores;
+ * the context carries what cannot cross the thread boundary (the call's AbortSignal, progress).
+ */
+import { CompiledQuery } from "kysely";
+import { getCorpus } from "../../state.js";
+import { reindexCorpus } from "../reindex.js";
+import { getPaper, readCheckpoint, runSync, searchCorpus, writeCheckpoint } from "../service.js";
+import { corpusSummary, paperVersions, pmidsStartingWith, probe } from "../service-reads.js";
+import type { SyncInput } from "../sync.js";
+
+export interface OpContext {
+  signal: AbortSignal;
+  progress?: (done: number, total: number, message: string) => void | Promise<void>;
+}
+
+export const OPS = {
+  open: async () => {
+    await getCorpus();
+  },
+  sync: (ctx: OpContext, input: SyncInput) =>
+    runSync(input, { signal: ctx.signal, onProgress: ctx.progress }),
+  search: (ctx: OpContext, query: string, topK: number, qualityBias: boolean) =>
+    searchCorpus(query, topK, qualityBias, ctx.signal),
+  paper: (_ctx: OpContext, pmid: string) => getPaper(pmid),
+  readCheckpoint: (_ctx: OpContext, queryKey: string) => readCheckpoint(queryKey),
+  writeCheckpoint: (_ctx: OpContext, queryKey: string, lastEdat: string) =>
+    writeCheckpoint(queryKey, lastEdat),
+  reindex: () => reindexCorpus(),
+  summary: () => corpusSummary(),
+  pmidsStartingWith: (_ctx: OpContext, prefix: string, limit: number) =>
+    pmidsStartingWith(prefix, limit),
+  paperVersions: (_ctx: OpContext, pmids: string[]) => paperVersions(pmids),
+  probe: (_ctx: OpContext, name: Parameters<typeof probe>[0]) => probe(name),
+  /**
+   * One SQL statement on the corpus's metadata store: how tests and the bench inspect the store
+   * the worker holds (the embedded store admits one opener). Not reachable from MCP.
+   */
+  query: async (_ctx: OpContext, sql: string, parameters: readonly unknown[]) => {
+    const { store } = await getCorpus();
+    return store.db.executeQuery(CompiledQuery.raw(sql, [...parameters]));
+  },
+};
+
+export type Ops = typeof OPS;
+export type OpName = keyof Ops;
+export type OpArgs<K extends OpName> = Ops[K] extends (ctx: OpContext, ...args: infer A) => unknown
+  ? A
+  : never;
+export type OpResult<K extends OpName> = Awaited<ReturnType<Ops[K]>>;
