@@ -10,8 +10,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, expect, it, jest } from "@j
 import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import { createSynthCorpus, type SynthCorpus } from "../../src/devtools/synth.js";
 import { synthHandler } from "../../src/devtools/synth-ncbi.js";
-import { getCorpus } from "../../src/state.js";
 import { listJobs } from "../../src/store/jobs.js";
+import { corpusDb } from "../helpers/corpus-db.js";
 import { storedPmids, unindexedPmids, type ErrOut, type SyncOut } from "../helpers/corpus.js";
 import { backendEnv, describeEachBackend } from "../helpers/db.js";
 import { rateLimitReply, startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
@@ -211,8 +211,7 @@ describeEachBackend("complete and current sync windows", (kind) => {
     expect(rerun.isError).toBe(false);
     expect(await storedPmids()).toEqual([...corpus.pmidsFor(TERM)].sort());
     expect(await unindexedPmids()).toEqual([]);
-    const { store } = await getCorpus();
-    const statuses = (await listJobs(store.db, { queryKey: "statins" })).map((j) => j.status);
+    const statuses = (await listJobs(corpusDb, { queryKey: "statins" })).map((j) => j.status);
     expect(statuses).toEqual(["succeeded", "rate_limited"]);
   });
 
