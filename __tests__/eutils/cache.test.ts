@@ -106,6 +106,77 @@ describe("through the client", () => {
   });
 });
 
+describe("parsed replies (requestParsed)", () => {
+  /** A parser that counts its calls; its value is a fresh object each time. */
+  function counting(name = "seen") {
+    const parser = {
+      name,
+      calls: 0,
+      parse(body: string) {
+        parser.calls += 1;
+        return { seen: /<Seen>(\d+)<\/Seen>/.exec(body)?.[1] };
+      },
+    };
+    return parser;
+  }
+
+  it("parses a body once: a repeat shares the kept value and asks NCBI nothing", async () => {
+    const c = client();
+    const parser = counting();
+    const a = await c.requestParsed("efetch", { db: "pubmed", id: "7" }, parser);
+    const b = await c.requestParsed("efetch", { id: "7", db: "pubmed" }, parser);
+    expect(a).toMatchObject({ value: { seen: "1" }, fromCache: false, method: "GET" });
+    expect(b).toEqual({ ...a, fromCache: true });
+    expect(b.value).toBe(a.value);
+    expect(parser.calls).toBe(1);
+    expect(fake.requests).toHaveLength(1);
+    // The raw body stays cached for callers that want it (full_xml).
+    expect((await c.request("efetch", { db: "pubmed", id: "7" })).fromCache).toBe(true);
+  });
+
+  it("keeps one value per parser name, and none for a body that fails to parse", async () => {
+    const c = client();
+    const other = counting("other");
+    await c.requestParsed("efetch", { db: "pubmed", id: "8" }, counting());
+    await c.requestParsed("efetch", { db: "pubmed", id: "8" }, other);
+    expect(other.calls).toBe(1);
+    let failures = 0;
+    const failing = {
+      name: "failing",
+      parse(): never {
+        failures += 1;
+        throw new Error("not a PubmedArticleSet");
+      },
+    };
+    for (let i = 0; i < 2; i++) {
+      await expect(c.requestParsed("efetch", { db: "pubmed", id: "8" }, failing)).rejects.toThrow(
+        "not a PubmedArticleSet",
+      );
+    }
+    expect(failures).toBe(2);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("drops the parse with its body: after the TTL both come again", async () => {
+    const c = client();
+    const parser = counting();
+    await c.requestParsed("efetch", { db: "pubmed", id: "9" }, parser);
+    clock += 24 * HOUR + 1;
+    const again = await c.requestParsed("efetch", { db: "pubmed", id: "9" }, parser);
+    expect(again).toMatchObject({ value: { seen: "2" }, fromCache: false });
+    expect(parser.calls).toBe(2);
+  });
+
+  it("parses every time when the reply is not cacheable", async () => {
+    const c = client({ cacheTtlSeconds: 0 });
+    const parser = counting();
+    await c.requestParsed("efetch", { db: "pubmed", id: "10" }, parser);
+    await c.requestParsed("efetch", { db: "pubmed", id: "10" }, parser);
+    expect(parser.calls).toBe(2);
+    expect(fake.requests).toHaveLength(2);
+  });
+});
+
 describe("ResponseCache", () => {
   it("keeps recently read entries over older unread ones", () => {
     const cache = new ResponseCache<string>(30, () => 0);
@@ -126,6 +197,34 @@ describe("ResponseCache", () => {
     cache.set("a", "A2", 1000, 12);
     expect(cache.stats()).toMatchObject({ entries: 1, bytes: 12 });
     expect(cache.get("big")).toBeUndefined();
+  });
+});
+
+describe("ResponseCache derived values", () => {
+  it("counts a derived value's bytes with its entry and evicts them together", () => {
+    const cache = new ResponseCache<string>(50, () => 0);
+    cache.set("a", "A", 1000, 10);
+    cache.setDerived("a", "parsed", { a: 1 }, 15);
+    cache.setDerived("a", "parsed", { a: 2 }, 15); // replaced, counted once
+    expect(cache.stats()).toMatchObject({ entries: 1, bytes: 25 });
+    expect(cache.derived("a", "parsed")).toEqual({ a: 2 });
+    expect(cache.derived("a", "other")).toBeUndefined();
+    cache.set("b", "B", 1000, 20);
+    cache.setDerived("b", "parsed", "big", 10); // 55 > 50: "a" and its parse go
+    expect(cache.get("a")).toBeUndefined();
+    expect(cache.derived("a", "parsed")).toBeUndefined();
+    expect(cache.stats()).toMatchObject({ entries: 1, bytes: 30 });
+  });
+
+  it("keeps nothing for a missing or expired entry", () => {
+    let now = 0;
+    const cache = new ResponseCache<string>(100, () => now);
+    cache.setDerived("none", "parsed", 1, 5);
+    cache.set("a", "A", 10, 10);
+    now = 10;
+    cache.setDerived("a", "parsed", 1, 5);
+    expect(cache.derived("a", "parsed")).toBeUndefined();
+    expect(cache.stats().bytes).toBe(10);
   });
 });
 

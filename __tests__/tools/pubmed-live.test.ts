@@ -240,6 +240,29 @@ describeShared("live PubMed tools", () => {
       ]);
     });
 
+    it("answers a repeat from the cached parse: no NCBI request, the same result", async () => {
+      const args = { pmids: ["32051057", "24349601", "99999998"], includeMeshTerms: true };
+      const first = await callTool(h.client, "pubmed_fetch", args);
+      const second = await callTool(h.client, "pubmed_fetch", args);
+      const citation = await callTool(h.client, "pubmed_fetch", {
+        ...args,
+        detailLevel: "citation_data",
+      });
+      const xml = await callTool(h.client, "pubmed_fetch", { ...args, detailLevel: "full_xml" });
+      expect(fake.requests).toHaveLength(1);
+      expect(first.isError).toBe(false);
+      expect(second.json).toEqual(first.json);
+      expect(first.json).toMatchObject({ notFoundPmids: ["99999998"] });
+      const articles = (first.json as { articles: Record<string, unknown>[] }).articles;
+      expect(articles.map((a) => a.pmid)).toEqual(["32051057", "24349601"]);
+      expect(articles.some((a) => "meshTerms" in a)).toBe(true);
+      // The other detail levels read the same entry as they did before: the parse or the body.
+      const cited = (citation.json as { articles: Record<string, unknown>[] }).articles;
+      expect(cited.map((a) => a.pmid)).toEqual(["32051057", "24349601"]);
+      expect(cited.every((a) => !("abstractText" in a) && !("meshTerms" in a))).toBe(true);
+      expect((xml.json as { text: string }).text).toBe(efetchFromMetapub(args.pmids));
+    });
+
     it("returns NCBI's raw text for medline_text", async () => {
       const out = await callTool(h.client, "pubmed_fetch", {
         pmids: ["12091962"],

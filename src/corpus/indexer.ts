@@ -9,13 +9,15 @@ import type { Store } from "../store/db.js";
 import {
   getDocuments,
   listUnindexed,
+  listUnindexedOf,
   markIndexed,
   replaceChunksOf,
   type ChunkInput,
+  type DocumentInput,
 } from "../store/docs.js";
 import type { ChunkPoint, VectorStore } from "../vectors/vector-store.js";
 import { docSparseVector, tokenize } from "./bm25.js";
-import { chunkArticle } from "./chunk.js";
+import { chunkArticle, type Chunk } from "./chunk.js";
 
 export interface IndexDeps {
   store: Store;
@@ -24,18 +26,44 @@ export interface IndexDeps {
   signal?: AbortSignal;
 }
 
+/** A chunk with its BM25 tokens. */
+export type TokenChunk = Chunk & { tokens: string[] };
+
+/** What indexing needs of a document: the stored row's fields, its version, its chunks. */
+export interface IndexItem {
+  doc: Pick<DocumentInput, "pmid" | "title" | "quality" | "isRetracted" | "pdatYear">;
+  version: number;
+  chunks: TokenChunk[];
+}
+
+/** Chunks of a record, tokenised once for both the chunk rows and the BM25 postings. */
+export function chunkRecord(record: Article): TokenChunk[] {
+  return chunkArticle(record).map((c) => ({ ...c, tokens: tokenize(c.text) }));
+}
+
 /** Indexes these documents where their stored version is not yet indexed; returns how many. */
 export async function indexDocuments(deps: IndexDeps, pmids: string[]): Promise<number> {
+  const unindexed = await listUnindexedOf(deps.store.db, pmids);
+  if (unindexed.length === 0) return 0;
+  const docs = (await getDocuments(deps.store.db, unindexed)).filter(
+    (d) => d.indexedVersion !== d.version,
+  );
+  return indexItems(
+    deps,
+    docs.map((d) => ({ doc: d, version: d.version, chunks: chunkRecord(d.record as Article) })),
+  );
+}
+
+/**
+ * Writes the chunks, vectors and postings of these documents at these versions, then marks them
+ * indexed (only where the stored version is still that one). Returns how many documents.
+ */
+export async function indexItems(deps: IndexDeps, items: IndexItem[]): Promise<number> {
   const { store, vectors, embedder, signal } = deps;
-  const docs = (await getDocuments(store.db, pmids)).filter((d) => d.indexedVersion !== d.version);
-  if (docs.length === 0) return 0;
+  if (items.length === 0) return 0;
   const points: Omit<ChunkPoint, "dense">[] = [];
   const rows: { pmid: string; chunks: ChunkInput[] }[] = [];
-  for (const doc of docs) {
-    const chunks = chunkArticle(doc.record as Article).map((c) => ({
-      ...c,
-      tokens: tokenize(c.text),
-    }));
+  for (const { doc, version, chunks } of items) {
     rows.push({
       pmid: doc.pmid,
       chunks: chunks.map((c) => ({
@@ -45,7 +73,7 @@ export async function indexDocuments(deps: IndexDeps, pmids: string[]): Promise<
         section: c.section,
         text: c.text,
         tokenCount: c.tokens.length,
-        version: doc.version,
+        version,
       })),
     });
     for (const c of chunks) {
@@ -60,7 +88,7 @@ export async function indexDocuments(deps: IndexDeps, pmids: string[]): Promise<
           quality: doc.quality.total,
           retracted: doc.isRetracted,
           pdatYear: doc.pdatYear,
-          version: doc.version,
+          version,
         },
       });
     }
@@ -75,16 +103,16 @@ export async function indexDocuments(deps: IndexDeps, pmids: string[]): Promise<
         signal,
       );
   // A revised record may have fewer chunks than before: drop the old points first.
-  await vectors.deletePmids(docs.map((d) => d.pmid));
+  await vectors.deletePmids(items.map((i) => i.doc.pmid));
   await vectors.upsert(
     points.map((p, i) => ({ ...p, dense: Array.from(dense[i] ?? []) })),
     signal,
   );
   await markIndexed(
     store.db,
-    docs.map((d) => ({ pmid: d.pmid, version: d.version })),
+    items.map((i) => ({ pmid: i.doc.pmid, version: i.version })),
   );
-  return docs.length;
+  return items.length;
 }
 
 /** Indexes every stored-but-unindexed document (crash or vector-store failure recovery). */

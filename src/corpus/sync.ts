@@ -13,11 +13,9 @@
  */
 import type { Embedder } from "../embeddings/embedder.js";
 import type { EutilsClient } from "../eutils/client.js";
-import { parseEFetch } from "../eutils/parse/efetch.js";
 import { parseESearch } from "../eutils/parse/esearch.js";
 import { advanceCheckpoint, advanceRevisions, getCheckpoint } from "../store/checkpoints.js";
 import type { Store } from "../store/db.js";
-import { upsertDocuments } from "../store/docs.js";
 import {
   clearSyncProgress,
   createJob,
@@ -28,8 +26,9 @@ import {
 } from "../store/jobs.js";
 import { withQueryKeyLock } from "../store/locks.js";
 import type { VectorStore } from "../vectors/vector-store.js";
-import { documentInputFromArticle } from "./document.js";
-import { indexDocuments, indexPending } from "./indexer.js";
+import { indexBatch, prepareBatch, upsertBatch, type PreparedBatch } from "./batch.js";
+import { indexPending } from "./indexer.js";
+import { runBatches } from "./pipeline.js";
 import { SyncProgress, type HeartbeatClock } from "./progress.js";
 import { finishStopped, syncPlan, type ResumePoints, type SyncPlan } from "./sync-stop.js";
 import { DATE_NAME, windowSearch, type DayRange, type WalkKind } from "./walks.js";
@@ -150,21 +149,26 @@ class SyncRun {
 
   async fetchWindow(w: Window): Promise<void> {
     const reachable = Math.min(w.count, ESEARCH_REACH - 1);
-    for (let start = 0; start < reachable; start += EFETCH_BATCH) {
-      const res = await this.deps.eutils.request(
-        "efetch",
-        {
-          db: "pubmed",
-          retmode: "xml",
-          WebEnv: w.webEnv ?? "",
-          query_key: w.queryKey ?? "",
-          retstart: start,
-          retmax: Math.min(EFETCH_BATCH, reachable - start),
-        },
-        { signal: this.deps.signal, noCache: true },
-      );
-      await this.storeBatch(parseEFetch(res.body));
-    }
+    // The next batch's request and preparation overlap this one's writes (./pipeline.ts).
+    await runBatches({
+      batches: Math.ceil(reachable / EFETCH_BATCH),
+      signal: this.deps.signal,
+      fetch: (i, signal) =>
+        this.deps.eutils.request(
+          "efetch",
+          {
+            db: "pubmed",
+            retmode: "xml",
+            WebEnv: w.webEnv ?? "",
+            query_key: w.queryKey ?? "",
+            retstart: i * EFETCH_BATCH,
+            retmax: Math.min(EFETCH_BATCH, reachable - i * EFETCH_BATCH),
+          },
+          { signal, noCache: true },
+        ),
+      prepare: (res) => prepareBatch(res.body, this.now),
+      store: (batch) => this.storeBatch(batch),
+    });
     await this.advance(w);
     if (this.unflushed >= CHECKPOINT_EVERY) {
       await this.deps.store.maintain({ checkpoint: true });
@@ -205,25 +209,21 @@ class SyncRun {
     await advanceCheckpoint(db, this.input.queryKey, end, mdat);
   }
 
-  async storeBatch(articles: ReturnType<typeof parseEFetch>): Promise<void> {
-    if (articles.length === 0) return;
-    const docs = articles.map((a) => documentInputFromArticle(a, this.now));
-    const results = await upsertDocuments(this.deps.store.db, docs);
+  async storeBatch(batch: PreparedBatch): Promise<void> {
+    if (batch.docs.length === 0) return;
+    const results = await upsertBatch(this.deps, batch);
     for (const r of results) {
       if (r.outcome === "inserted") this.counts.inserted++;
       else if (r.outcome === "updated") this.counts.updated++;
       else this.counts.skipped++;
     }
-    for (const d of docs) {
+    for (const d of batch.docs) {
       if (d.edat && (!this.maxEdat || d.edat > this.maxEdat)) this.maxEdat = d.edat;
     }
-    this.counts.processed += articles.length;
-    this.unflushed += articles.length;
+    this.counts.processed += batch.docs.length;
+    this.unflushed += batch.docs.length;
     // Skipped documents are indexed too when an earlier run stored but never indexed them.
-    await indexDocuments(
-      this.deps,
-      docs.map((d) => d.pmid),
-    );
+    await indexBatch(this.deps, batch, results);
     await this.progressOut.records(this.counts.processed, "stored and indexed a batch");
   }
 

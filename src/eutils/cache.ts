@@ -55,6 +55,8 @@ interface Entry<V> {
   value: V;
   expires: number;
   bytes: number;
+  /** Values computed from `value` (a parse of a cached body), kept and evicted with it. */
+  derived?: Map<string, unknown>;
 }
 
 export interface CacheStats {
@@ -96,10 +98,34 @@ export class ResponseCache<V> {
     if (ttlMs <= 0 || bytes > this.maxBytes) return;
     this.entries.set(key, { value, expires: this.now() + ttlMs, bytes });
     this.bytes += bytes;
-    for (const [k, e] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
-      this.delete(k, e);
+    this.evict();
+  }
+
+  /**
+   * A value derived from a live entry under `name` (e.g. its body parsed), or undefined. Not
+   * counted as a hit or miss, and not an LRU touch: the `get` that found the entry was both.
+   */
+  derived(key: string, name: string): unknown {
+    const entry = this.entries.get(key);
+    if (!entry || entry.expires <= this.now()) return undefined;
+    return entry.derived?.get(name);
+  }
+
+  /**
+   * Keeps `value` with the live entry at `key` (nothing when it is gone), its `bytes` counted in
+   * the budget: a derived value lives and dies with the entry it came from, so it is never older
+   * than the body and never outlives its TTL.
+   */
+  setDerived(key: string, name: string, value: unknown, bytes: number): void {
+    const entry = this.entries.get(key);
+    if (!entry || entry.expires <= this.now()) return;
+    const derived = (entry.derived ??= new Map());
+    if (!derived.has(name)) {
+      entry.bytes += bytes;
+      this.bytes += bytes;
     }
+    derived.set(name, value);
+    this.evict();
   }
 
   stats(): CacheStats {
@@ -109,6 +135,14 @@ export class ResponseCache<V> {
   clear(): void {
     this.entries.clear();
     this.bytes = 0;
+  }
+
+  /** Drops least recently used entries until the budget holds. */
+  private evict(): void {
+    for (const [k, e] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.delete(k, e);
+    }
   }
 
   private delete(key: string, entry: Entry<V>): void {

@@ -15,6 +15,7 @@ import {
   PoliteClient,
   type CachedReply,
   type ClientDeps as PoliteDeps,
+  type RequestOptions,
 } from "../services/polite-client.js";
 import type { SharedBudget } from "./budget.js";
 import { ResponseCache, cacheTtlMs } from "./cache.js";
@@ -34,6 +35,20 @@ export interface CallOptions {
 export interface EutilsResponse {
   body: string;
   /** The request URL with api_key removed (safe to echo back). */
+  url: string;
+  method: "GET" | "POST";
+  fromCache: boolean;
+}
+
+/** How a reply body becomes a value; `name` tells derived values of one body apart. */
+export interface BodyParser<T> {
+  name: string;
+  parse(body: string): T;
+}
+
+/** A parsed reply: the value (shared with later cache hits, so read-only) and where it came from. */
+export interface ParsedResponse<T> {
+  value: T;
   url: string;
   method: "GET" | "POST";
   fromCache: boolean;
@@ -146,18 +161,48 @@ export class EutilsClient {
   }
 
   async request(utility: Utility, params: Params, opts: CallOptions = {}): Promise<EutilsResponse> {
+    const o = this.options(utility, params, opts);
+    const { body, url, fromCache } = await this.http.request(ENDPOINTS[utility], params, o);
+    return { body, url, method: o.method ?? "GET", fromCache };
+  }
+
+  private options(utility: Utility, params: Params, opts: CallOptions): RequestOptions {
     const publicUrl = this.publicUrl(utility, params);
-    const method: "GET" | "POST" =
-      utility !== "ecitmatch" && needsPost(publicUrl, params) ? "POST" : "GET";
-    const { body, url, fromCache } = await this.http.request(ENDPOINTS[utility], params, {
+    return {
       signal: opts.signal,
       noCache: opts.noCache,
-      method,
+      method: utility !== "ecitmatch" && needsPost(publicUrl, params) ? "POST" : "GET",
       accept: expectedFormat(utility, params),
       label: utility,
       ttlMs: cacheTtlMs(utility, params, this.cfg.cacheTtlSeconds),
-    });
-    return { body, url, method, fromCache };
+    };
+  }
+
+  /**
+   * `request`, parsed by `parser`, with the parse kept beside the cached body: a repeat inside the
+   * TTL neither asks NCBI nor parses again. A body that fails to parse keeps no value, so every
+   * repeat fails the same way. Callers must not mutate the value: later hits share it.
+   */
+  async requestParsed<T>(
+    utility: Utility,
+    params: Params,
+    parser: BodyParser<T>,
+    opts: CallOptions = {},
+  ): Promise<ParsedResponse<T>> {
+    const res = await this.http.request(
+      ENDPOINTS[utility],
+      params,
+      this.options(utility, params, opts),
+    );
+    const key = res.cacheKey;
+    const kept = key === undefined ? undefined : this.cache.derived(key, parser.name);
+    if (kept !== undefined) {
+      return { value: kept as T, url: res.url, method: res.method, fromCache: res.fromCache };
+    }
+    const value = parser.parse(res.body);
+    // Estimate: the parsed objects hold about the body's text, at two bytes a character.
+    if (key !== undefined) this.cache.setDerived(key, parser.name, value, 2 * res.body.length);
+    return { value, url: res.url, method: res.method, fromCache: res.fromCache };
   }
 
   /**

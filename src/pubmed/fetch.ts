@@ -1,6 +1,7 @@
 /**
  * pubmed_fetch: EFetch by PMID list or by history (WebEnv + query_key), parsed or raw.
  */
+import type { BodyParser } from "../eutils/client.js";
 import { parseEFetch } from "../eutils/parse/efetch.js";
 import type { Article } from "../eutils/types.js";
 import { getEutils } from "../state.js";
@@ -32,12 +33,14 @@ export async function fetchArticles(
   target: FetchTarget,
   signal: AbortSignal,
 ): Promise<{ articles: Article[]; details: EFetchDetails }> {
-  const res = await getEutils().request("efetch", efetchParams(target, "xml"), { signal });
-  return {
-    articles: await parseEFetch(res.body),
-    details: { urls: [res.url], requestMethod: res.method },
-  };
+  const res = await getEutils().requestParsed("efetch", efetchParams(target, "xml"), ARTICLES, {
+    signal,
+  });
+  return { articles: res.value, details: { urls: [res.url], requestMethod: res.method } };
 }
+
+/** The parsed detail levels read the cached parse, not the cached XML (issue 12, item 4). */
+const ARTICLES: BodyParser<Article[]> = { name: "articles", parse: parseEFetch };
 
 function efetchParams(target: FetchTarget, retmode: "xml" | "text") {
   const base = { db: "pubmed", retmode, ...(retmode === "text" ? { rettype: "medline" } : {}) };

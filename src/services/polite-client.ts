@@ -47,6 +47,8 @@ export interface CachedReply {
 
 export interface ServiceResponse extends CachedReply {
   fromCache: boolean;
+  /** The reply's cache key when the cache holds it (for values derived from it), else undefined. */
+  cacheKey?: string;
 }
 
 export interface PoliteClientOptions extends ServiceInfo {
@@ -188,7 +190,7 @@ export class PoliteClient {
     const ttl = cache ? (o.ttlMs ?? this.opts.cacheTtlMs?.(path, params) ?? 0) : 0;
     if (cache && ttl > 0 && !o.noCache) {
       const hit = cache.get(key);
-      if (hit) return { ...hit, fromCache: true };
+      if (hit) return { ...hit, fromCache: true, cacheKey: key };
     }
     // Without a caller's signal the configured per-call deadline still applies.
     const signal =
@@ -199,7 +201,10 @@ export class PoliteClient {
       );
     const { body, status } = await this.withRetries(call, signal);
     const reply: CachedReply = { status, body, url: call.publicUrl, method };
-    if (cache && ttl > 0) cache.set(key, reply, ttl, 2 * (body.length + key.length));
+    if (cache && ttl > 0) {
+      cache.set(key, reply, ttl, 2 * (body.length + key.length));
+      return { ...reply, fromCache: false, cacheKey: key };
+    }
     return { ...reply, fromCache: false };
   }
 

@@ -239,6 +239,20 @@ export async function listUnindexed(
   );
 }
 
+/** Those of `pmids` stored with their current version not yet indexed (a light read: no record). */
+export async function listUnindexedOf(db: Db, pmids: string[]): Promise<string[]> {
+  if (pmids.length === 0) return [];
+  const rows = await storeCall("listing documents to index", () =>
+    db
+      .selectFrom("documents")
+      .select("pmid")
+      .where("pmid", "in", pmids)
+      .where(sql.ref("indexed_version"), "is distinct from", sql.ref("version"))
+      .execute(),
+  );
+  return rows.map((r) => r.pmid);
+}
+
 /**
  * Records that these versions are indexed. A document re-versioned meanwhile stays unindexed:
  * only rows whose version still equals the indexed one are marked. Returns the rows marked.

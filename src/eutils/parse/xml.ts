@@ -46,14 +46,7 @@ export const ORDERED_PARSER_OPTIONS: ParserOptions = {
  * name (callers decide what a wrong root means). `utility` names the reply in error messages.
  */
 export function parseOrderedXml(body: string, utility: string): XmlNode {
-  const trimmed = body.replace(/^\uFEFF/, "").trim();
-  if (trimmed.startsWith("{")) throw jsonReplyError(trimmed, utility);
-  if (/^(?:<!doctype\s+html|<html[\s>])/i.test(trimmed)) {
-    throw new UpstreamError(
-      `NCBI returned an HTML page instead of an ${utility} XML reply; retry the call.`,
-      { utility },
-    );
-  }
+  const trimmed = xmlBody(body, utility);
   let result: unknown = null;
   let failure: unknown = null;
   try {
@@ -67,16 +60,35 @@ export function parseOrderedXml(body: string, utility: string): XmlNode {
     failure ??= err;
   }
   const root = failure === null && isObject(result) ? Object.values(result)[0] : undefined;
-  if (!isNode(root)) {
-    const reason =
-      failure instanceof Error ? (failure.message.split("\n")[0] ?? "parse error") : "empty body";
+  if (!isNode(root)) throw malformedXml(utility, failure);
+  return root;
+}
+
+/**
+ * The body without BOM and surrounding whitespace, once it is neither JSON (NCBI's rate-limit or
+ * error body) nor an HTML page: both parsers start here.
+ */
+export function xmlBody(body: string, utility: string): string {
+  const trimmed = body.replace(/^\uFEFF/, "").trim();
+  if (trimmed.startsWith("{")) throw jsonReplyError(trimmed, utility);
+  if (/^(?:<!doctype\s+html|<html[\s>])/i.test(trimmed)) {
     throw new UpstreamError(
-      `NCBI returned a truncated or malformed ${utility} reply (${reason}); retry the call.`,
-      { utility, reason },
-      { cause: failure ?? undefined },
+      `NCBI returned an HTML page instead of an ${utility} XML reply; retry the call.`,
+      { utility },
     );
   }
-  return root;
+  return trimmed;
+}
+
+/** A body that is not well-formed XML (cut off, garbage): retryable. */
+export function malformedXml(utility: string, failure: unknown): UpstreamError {
+  const reason =
+    failure instanceof Error ? (failure.message.split("\n")[0] ?? "parse error") : "empty body";
+  return new UpstreamError(
+    `NCBI returned a truncated or malformed ${utility} reply (${reason}); retry the call.`,
+    { utility, reason },
+    { cause: failure ?? undefined },
+  );
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

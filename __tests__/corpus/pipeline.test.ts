@@ -1,0 +1,127 @@
+/**
+ * The sync's batch pipeline on its own: stores in order and one at a time, the next request and
+ * preparation overlapping the current store, bounded look-ahead, and a failure or abort anywhere
+ * stopping every later store (so a checkpoint moved after runBatches never passes a lost batch).
+ */
+import { describe, expect, it } from "@jest/globals";
+import { runBatches } from "../../src/corpus/pipeline.js";
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve: (v: T) => void;
+  reject: (e: unknown) => void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** Lets every queued promise callback run. */
+const settle = () => new Promise((r) => setImmediate(r));
+
+/** A pipeline whose every request and store waits until the test releases it. */
+function harness(batches: number, ahead?: number) {
+  const events: string[] = [];
+  const replies = Array.from({ length: batches }, () => deferred<string>());
+  const stores = Array.from({ length: batches }, () => deferred<void>());
+  const signals: AbortSignal[] = [];
+  const controller = new AbortController();
+  const run = runBatches({
+    batches,
+    ahead,
+    signal: controller.signal,
+    fetch: (i, signal) => {
+      events.push(`fetch ${i}`);
+      signals.push(signal);
+      return replies[i]?.promise ?? Promise.reject(new Error("no such batch"));
+    },
+    prepare: (reply, i) => {
+      events.push(`prepare ${i}`);
+      return reply.toUpperCase();
+    },
+    store: (prepared, i) => {
+      events.push(`store ${i} ${prepared}`);
+      return stores[i]?.promise ?? Promise.reject(new Error("no such batch"));
+    },
+  });
+  run.catch(() => undefined);
+  return { events, replies, stores, signals, controller, run };
+}
+
+describe("runBatches", () => {
+  it("prepares the next batch while the current one is stored, in order, one store at a time", async () => {
+    const h = harness(3);
+    await settle();
+    expect(h.events).toEqual(["fetch 0"]);
+    h.replies[0]?.resolve("a");
+    await settle();
+    // Batch 1's request leaves once batch 0's reply is in; batch 0 is being stored.
+    expect(h.events).toEqual(["fetch 0", "prepare 0", "fetch 1", "store 0 A"]);
+    h.replies[1]?.resolve("b");
+    await settle();
+    // Prepared during store 0, not stored before it ends; batch 2 waits (one batch ahead).
+    expect(h.events).toEqual(["fetch 0", "prepare 0", "fetch 1", "store 0 A", "prepare 1"]);
+    h.stores[0]?.resolve();
+    await settle();
+    expect(h.events.slice(5)).toEqual(["fetch 2", "store 1 B"]);
+    h.replies[2]?.resolve("c");
+    h.stores[1]?.resolve();
+    await settle();
+    expect(h.events.slice(7)).toEqual(["prepare 2", "store 2 C"]);
+    let done = false;
+    void h.run.then(() => (done = true));
+    await settle();
+    expect(done).toBe(false); // not before the last store has finished
+    h.stores[2]?.resolve();
+    await expect(h.run).resolves.toBeUndefined();
+  });
+
+  it("a failed request stops every later store and aborts what is in flight", async () => {
+    const h = harness(4, 2);
+    h.replies[0]?.resolve("a");
+    await settle();
+    h.replies[1]?.reject(new Error("HTTP 500"));
+    await settle();
+    h.stores[0]?.resolve();
+    await expect(h.run).rejects.toThrow("HTTP 500");
+    expect(h.events.filter((e) => e.startsWith("store"))).toEqual(["store 0 A"]);
+    // Batch 2 never left: requests are sequential and the failure came first.
+    expect(h.events).not.toContain("fetch 2");
+    expect(h.signals.every((s) => s.aborted)).toBe(true);
+  });
+
+  it("a failed store rejects the run after the prepared next batch settles", async () => {
+    const h = harness(3);
+    h.replies[0]?.resolve("a");
+    h.replies[1]?.resolve("b");
+    await settle();
+    h.stores[0]?.reject(new Error("disk full"));
+    await expect(h.run).rejects.toThrow("disk full");
+    expect(h.events.filter((e) => e.startsWith("store"))).toEqual(["store 0 A"]);
+    expect(h.signals[1]?.aborted).toBe(true);
+  });
+
+  it("the caller's abort stops the pipeline with its reason", async () => {
+    const h = harness(3);
+    h.replies[0]?.resolve("a");
+    await settle();
+    h.controller.abort(new Error("cancelled by the client"));
+    h.stores[0]?.resolve();
+    h.replies[1]?.resolve("b");
+    await expect(h.run).rejects.toThrow("cancelled by the client");
+    expect(h.events.filter((e) => e.startsWith("store"))).toEqual(["store 0 A"]);
+    expect(h.signals.every((s) => s.aborted)).toBe(true);
+  });
+
+  it("does nothing for zero batches", async () => {
+    const h = harness(0);
+    await expect(h.run).resolves.toBeUndefined();
+    expect(h.events).toEqual([]);
+  });
+});

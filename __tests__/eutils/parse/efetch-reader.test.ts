@@ -1,0 +1,124 @@
+/**
+ * The bulk path's reader (parseEFetchFast, src/eutils/parse/xml-reader.ts) against xml2js
+ * (parseEFetch): the same articles from every recorded PubmedArticleSet in ../shared and from
+ * synthetic records, and the same verdict on bodies that are not well-formed.
+ * efetch.test.ts runs its whole suite on both as well.
+ */
+import { describe, expect, test } from "@jest/globals";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { articleSetXml } from "../../../src/devtools/synth-xml.js";
+import { createSynthCorpus } from "../../../src/devtools/synth.js";
+import { UpstreamError } from "../../../src/errors.js";
+import { parseEFetch, parseEFetchFast } from "../../../src/eutils/parse/efetch.js";
+import { EUTILS_FIXTURES, HAS_SHARED, describeShared } from "../../helpers/shared.js";
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)],
+  );
+}
+
+const RECORDED = HAS_SHARED
+  ? files(EUTILS_FIXTURES)
+      .filter((f) => /\.xml$/i.test(f))
+      .map((f) => [relative(EUTILS_FIXTURES, f), readFileSync(f, "utf8")] as const)
+      .filter(([, body]) => body.includes("<PubmedArticleSet"))
+  : [["(../shared absent)", ""] as const];
+
+/** The outcome of one parse: the articles, or the error's class and message. */
+function outcome(parse: (xml: string) => unknown, body: string): unknown {
+  try {
+    return { articles: parse(body) };
+  } catch (err) {
+    return { error: err instanceof UpstreamError ? "UpstreamError" : String(err) };
+  }
+}
+
+describeShared("recorded PubmedArticleSet replies", () => {
+  test("there are many of them", () => {
+    expect(RECORDED.length).toBeGreaterThan(100);
+  });
+
+  test.each(RECORDED)("%s: the same articles from both readers", (_file, body) => {
+    const expected = parseEFetch(body);
+    expect(parseEFetchFast(body)).toEqual(expected);
+  });
+
+  test("the same verdict on every cut of two records (truncated replies)", () => {
+    for (const [, body] of RECORDED.slice(0, 2)) {
+      for (let cut = 1; cut < 40; cut++) {
+        const part = body.slice(0, Math.floor((body.length * cut) / 40));
+        expect(outcome(parseEFetchFast, part)).toEqual(outcome(parseEFetch, part));
+      }
+    }
+  });
+});
+
+describe("synthetic records", () => {
+  test("the same articles from 300 generated records", () => {
+    const corpus = createSynthCorpus({
+      seed: 11,
+      terms: [{ term: "agree", count: 300, edatFrom: "2001-01-01", edatTo: "2024-12-31" }],
+    });
+    const xml = articleSetXml(corpus.records(corpus.pmidsFor("agree")));
+    const expected = parseEFetch(xml);
+    expect(expected).toHaveLength(300);
+    expect(parseEFetchFast(xml)).toEqual(expected);
+  });
+});
+
+describe("markup the recorded replies rarely use", () => {
+  const wrap = (inner: string, prolog = "") =>
+    `${prolog}<PubmedArticleSet><PubmedArticle><MedlineCitation Status='MEDLINE' Owner="NLM">` +
+    `<PMID Version="1">42</PMID><Article><ArticleTitle>${inner}</ArticleTitle></Article>` +
+    `</MedlineCitation></PubmedArticle></PubmedArticleSet>`;
+
+  test.each([
+    ["entities", "a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos; &#945;&#x3B2; e"],
+    ["CDATA", "x <![CDATA[<i>not markup</i> & more]]> y"],
+    ["a comment and a processing instruction", "a<!-- c > d --> b<?pi x?> c"],
+    [
+      "inline markup and MathML",
+      "<i>E. coli</i> at 10<sup>-3</sup> <mml:math><mml:mi>x</mml:mi></mml:math>",
+    ],
+    ["a '>' in an attribute value", '<i title="a > b">t</i>'],
+    ["a '<' in an attribute value", '<i title="a < b">t</i>'],
+    ["HTML's named entities (sax knows them)", "a&nbsp;b &eacute;"],
+    ["an empty element", "a<br/>b<br />c"],
+  ])("%s", (_what, inner) => {
+    const xml = wrap(
+      inner,
+      '<?xml version="1.0"?>\n<!DOCTYPE PubmedArticleSet [ <!ENTITY x "y"> ]>\n',
+    );
+    expect(parseEFetchFast(xml)).toEqual(parseEFetch(xml));
+  });
+
+  test.each([
+    ["an undefined entity", "a &bogus; b"],
+    ["a bare ampersand", "a & b"],
+    ["a mismatched end tag", "<i>a</b>"],
+    ["an unclosed CDATA section", "<![CDATA[ a"],
+  ])("rejects %s, as xml2js does", (_what, inner) => {
+    const xml = wrap(inner);
+    expect(() => parseEFetch(xml)).toThrow(UpstreamError);
+    expect(() => parseEFetchFast(xml)).toThrow(UpstreamError);
+    expect(() => parseEFetchFast(xml)).toThrow(/truncated or malformed EFetch reply/);
+  });
+
+  test.each([
+    ["text before the root", "trailing<PubmedArticleSet/>"],
+    ["an unclosed root", "<PubmedArticleSet><PubmedArticle>"],
+  ])("rejects %s, as xml2js does", (_what, xml) => {
+    expect(() => parseEFetch(xml)).toThrow(UpstreamError);
+    expect(() => parseEFetchFast(xml)).toThrow(UpstreamError);
+  });
+
+  test.each([
+    ["text after the root", `${wrap("t")}trailing`],
+    ["a second root", `${wrap("t")}<PubmedArticleSet/>`],
+  ])("reads no further than the root's end with %s, as xml2js does", (_what, xml) => {
+    expect(parseEFetchFast(xml)).toEqual(parseEFetch(xml));
+    expect(parseEFetchFast(xml)).toHaveLength(1);
+  });
+});
