@@ -1,7 +1,7 @@
 /**
  * One pubmed_sync_delta in a process of its own (so peak RSS is the sync's): the real
  * EutilsClient (rate limiter, retries, parsing) against the parent's synthetic NCBI, the real
- * stores, hash embeddings. Calls syncDelta — what the pubmed_sync_delta tool calls after its
+ * stores, the default lexical-only corpus (or hash embeddings, to compare). Calls syncDelta — what the pubmed_sync_delta tool calls after its
  * argument checks — so no MCP request timeout caps a long sync. Prints one JSON line.
  */
 import { loadConfig } from "../../src/config.js";
@@ -19,6 +19,8 @@ export interface SyncChildInput {
   databaseUrl?: string;
   maxRps: number;
   term: string;
+  /** none: the default configuration (lexical only); hash: vectors and HNSW too. */
+  embeddings: "none" | "hash";
 }
 
 export interface SyncChildOutput {
@@ -41,7 +43,7 @@ const config = loadConfig({
   NCBI_DEADLINE_MS: "3600000",
   PUBMED_MCP_DATA_DIR: input.dataDir,
   DATABASE_URL: input.databaseUrl,
-  EMBEDDINGS_PROVIDER: "hash",
+  EMBEDDINGS_PROVIDER: input.embeddings,
   VECTOR_STORE: "pgvector",
   LOG_LEVEL: "error",
 });

@@ -31,6 +31,7 @@ async function syncOnce(
   backend: Backend,
   server: { latencyMs: number; maxRps?: number },
   clientRps: number,
+  embeddings: SyncChildInput["embeddings"] = "none",
 ): Promise<Run> {
   const corpus = createSynthCorpus({
     seed: 42,
@@ -47,11 +48,12 @@ async function syncOnce(
       databaseUrl: database?.url,
       maxRps: clientRps,
       term: TERM,
+      embeddings,
     };
     const out = await runChild<SyncChildOutput>("bench/sections/sync-child.ts", input, {
       // Bounded: generous for a 2-core machine (~10 ms/record measured), never open-ended.
       timeoutMs: 120_000 + records * 50,
-      profileName: `sync-${backend}-${records}${server.latencyMs ? "-ncbi" : ""}`,
+      profileName: `sync-${backend}-${records}-${embeddings}${server.latencyMs ? "-ncbi" : ""}`,
     });
     if (out.processed !== records) {
       throw new Error(`sync processed ${out.processed} of ${records} records`);
@@ -110,7 +112,31 @@ export async function syncSection(opts: BenchOptions): Promise<SectionResult> {
         `${backend} ${n} records → ${runs[0]?.chunks.toLocaleString("en-US")} chunks; store open (not timed) ${Math.round(runs[0]?.openMs ?? 0)} ms.`,
       );
     }
+    // The same size with hash vectors (and, on PGlite, the HNSW build): what the lexical-only
+    // default saves. Paired with the default runs above, one each.
     const lite = perBackend.get("pglite");
+    if (lite) {
+      const hashed = await repeat(reps, () =>
+        syncOnce(records, "pglite", { latencyMs: 0 }, 100, "hash"),
+      );
+      out.figures.push(
+        figure(
+          `sync.pglite.${records}.hash.records_per_s`,
+          `pglite ${records.toLocaleString("en-US")} records, EMBEDDINGS_PROVIDER=hash: throughput`,
+          "records/s",
+          hashed.map((r) => (r.processed / r.syncMs) * 1000),
+        ),
+      );
+      out.ratios.push(
+        ratio(
+          `sync.${records}.none_vs_hash`,
+          `pglite ${records.toLocaleString("en-US")} records: lexical-only default vs hash vectors`,
+          "records/s without embeddings ÷ records/s with hash vectors, paired runs",
+          lite.map((r) => r.processed / r.syncMs),
+          hashed.map((r) => r.processed / r.syncMs),
+        ),
+      );
+    }
     const server = perBackend.get("postgres");
     if (lite && server) {
       out.ratios.push(
@@ -159,7 +185,7 @@ export async function syncSection(opts: BenchOptions): Promise<SectionResult> {
   );
   out.notes.push(
     `NCBI imitation: ${NCBI_LATENCY_MS} ms added to every reply, 429 above ${NCBI_RPS} requests in any sliding second (refused: ${runs.reduce((s, r) => s + r.refused, 0)}); client NCBI_MAX_RPS=${NCBI_RPS}.`,
-    "Zero-latency runs: client NCBI_MAX_RPS=100 (never binding); throughput = records ÷ syncDelta wall time (HNSW build included, store open excluded); the fake server's XML generation is on the request path, as NCBI's would be.",
+    "Zero-latency runs: client NCBI_MAX_RPS=100 (never binding); the default configuration (EMBEDDINGS_PROVIDER=none, lexical only) unless a figure says hash; throughput = records ÷ syncDelta wall time (HNSW build included, store open excluded); the fake server's XML generation is on the request path, as NCBI's would be.",
     "PostgreSQL 15 here has no pgvector: vectors are real[] searched by brute force, so no HNSW build.",
   );
   return out;
