@@ -143,11 +143,13 @@ describe("fresh embedded stores from the template", () => {
     // What a process killed while unpacking leaves: the marker and part of the files.
     await mkdir(join(dataDir, "pgdata"), { recursive: true });
     await writeFile(join(dataDir, "pgdata", "PG_VERSION"), "17\n");
+    await writeFile(join(dataDir, "pgdata", "half-written"), "");
     await writeFile(join(dataDir, ".pgdata-making"), "");
     const store = await openStore({ dataDir, templateDir: dir, vectorExtension: false });
     open.push(store);
     expect(fromTemplate()).toEqual([false, true]);
     expect(existsSync(join(dataDir, ".pgdata-making"))).toBe(false);
+    expect(existsSync(join(dataDir, "pgdata", "half-written"))).toBe(false);
     await upsertDocuments(store.db, [doc("9")]);
     expect((await getDocument(store.db, "9"))?.pmid).toBe("9");
   });

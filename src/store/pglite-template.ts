@@ -124,10 +124,11 @@ export async function startPglite(opts: {
     });
   const making = join(opts.dataDir, MAKING);
   // Neither initdb nor unpacking is atomic: a process that died during either leaves a directory
-  // Postgres could take for a whole one.
-  if (existsSync(making)) await rm(pgdata, { recursive: true, force: true });
-  else if (existsSync(join(pgdata, "PG_VERSION"))) return { pglite: await start() };
+  // Postgres could take for a whole one. Without PG_VERSION it is no database either.
+  if (!existsSync(making) && existsSync(join(pgdata, "PG_VERSION")))
+    return { pglite: await start() };
   await writeFile(making, "");
+  await rm(pgdata, { recursive: true, force: true });
   const path = opts.templateDir ? keyedPath(opts.templateDir, opts.withVector) : undefined;
   let pglite: PGlite | undefined;
   if (path && (await unpackTemplate(path, pgdata))) {
