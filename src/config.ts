@@ -51,6 +51,7 @@ const envSchema = z.object({
     .optional(),
   PUBMED_MCP_DATA_DIR: z.string().min(1).optional(),
   XDG_DATA_HOME: z.string().min(1).optional(),
+  XDG_CACHE_HOME: z.string().min(1).optional(),
   VECTOR_STORE: z.enum(["qdrant", "pgvector"], { error: "must be qdrant or pgvector" }).optional(),
   QDRANT_URL: url.optional(),
   QDRANT_API_KEY: z.string().min(1).optional(),
@@ -112,6 +113,8 @@ export interface Config {
   };
   databaseUrl: string | undefined;
   dataDir: string;
+  /** Rebuildable files: the embedded store's template (src/store/pglite-template.ts). */
+  cacheDir: string;
   vectorStore: "qdrant" | "pgvector";
   qdrant: { url: string | undefined; apiKey: string | undefined; collection: string };
   embeddings: {
@@ -188,6 +191,7 @@ export function loadConfig(env: Env = process.env, overrides: Env = {}): Config 
     },
     databaseUrl: e.DATABASE_URL,
     dataDir: e.PUBMED_MCP_DATA_DIR ?? join(dataHome, "pubmed-mcp"),
+    cacheDir: join(e.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "pubmed-mcp"),
     vectorStore,
     qdrant: { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, collection: e.QDRANT_COLLECTION },
     embeddings: {

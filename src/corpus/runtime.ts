@@ -45,6 +45,7 @@ export async function openCorpus(config: Config): Promise<Corpus> {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     vectorExtension: config.vectorStore === "pgvector",
+    templateDir: config.cacheDir,
   });
   try {
     const embedder = createEmbedder(config.embeddings);

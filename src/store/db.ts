@@ -4,7 +4,6 @@
  * Kysely's PostgresDialect, so every repository runs the same SQL on both. Migrations run at open.
  */
 import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
 import { Kysely, Migrator, PostgresDialect, sql } from "kysely";
 import type { Extensions } from "@electric-sql/pglite";
 import pg from "pg";
@@ -13,6 +12,7 @@ import { log } from "../log.js";
 import { markAbandonedJobs } from "./abandoned.js";
 import { acquireDirLock } from "./file-lock.js";
 import { migrationProvider } from "./migrations/index.js";
+import { startPglite } from "./pglite-template.js";
 import type { Database } from "./schema.js";
 import { storeCall, toStoreError } from "./store-errors.js";
 
@@ -38,6 +38,11 @@ export interface OpenStoreOptions {
   dataDir: string;
   /** Load/detect pgvector (default true). False skips it, e.g. when vectors live in Qdrant. */
   vectorExtension?: boolean;
+  /**
+   * Where a fresh embedded store finds (or the first one saves) its template, instead of running
+   * initdb (./pglite-template.ts). Unset: every fresh store runs initdb.
+   */
+  templateDir?: string;
 }
 
 /** Kept apart from any other application's Kysely migrations in a shared database. */
@@ -109,12 +114,16 @@ async function openPglite(opts: OpenStoreOptions): Promise<Store> {
   try {
     const withVector = opts.vectorExtension !== false;
     // Imported lazily: the WASM build is only needed without DATABASE_URL.
-    const { PGlite } = await import("@electric-sql/pglite");
     const { createPgConfig } = await import("@electric-sql/pglite/node-postgres");
     const extensions: Extensions = withVector
       ? { vector: (await import("@electric-sql/pglite-pgvector")).vector }
       : {};
-    const pglite = await PGlite.create({ dataDir: join(opts.dataDir, "pgdata"), extensions });
+    const { pglite, saveTemplate } = await startPglite({
+      dataDir: opts.dataDir,
+      extensions,
+      withVector,
+      templateDir: opts.templateDir,
+    });
     // One PGlite instance is one session: a pool of exactly one client that is never ended
     // (ending it would end the shared connection object).
     const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, idleTimeoutMillis: 0 });
@@ -125,6 +134,7 @@ async function openPglite(opts: OpenStoreOptions): Promise<Store> {
     };
     if (withVector) await sql`create extension if not exists vector`.execute(db);
     await migrate(db);
+    await saveTemplate?.();
     return makeStore(db, "pglite", withVector, async () => {
       await closeDb?.();
       await lock.release();
