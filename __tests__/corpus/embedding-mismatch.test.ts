@@ -9,8 +9,6 @@ import { afterAll, afterEach, beforeAll, beforeEach, expect, it, jest } from "@j
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { createSynthCorpus, type SynthCorpus } from "../../src/devtools/synth.js";
-import { synthHandler } from "../../src/devtools/synth-ncbi.js";
 import {
   expectConverged,
   pgvectorIds,
@@ -21,7 +19,7 @@ import {
 } from "../helpers/corpus.js";
 import { backendEnv, describeEachBackend } from "../helpers/db.js";
 import { fakeVector, startFakeCohere, type FakeCohere } from "../helpers/fake-cohere.js";
-import { startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
+import { useSynthNcbi } from "../helpers/synth-ncbi.js";
 import { callTool, startHarness, testEnv, type Harness } from "../helpers/mcp.js";
 import { REPO_DIR } from "../helpers/shared.js";
 
@@ -33,29 +31,22 @@ const KEY = "long-covid";
 const HASH = { EMBEDDINGS_PROVIDER: "hash" };
 
 describeEachBackend("changing the embedder", (kind) => {
-  let corpus: SynthCorpus;
-  let fake: FakeEutils;
+  const ncbi = useSynthNcbi({
+    seed: 5,
+    now: new Date("2025-06-30T12:00:00Z"),
+    terms: [{ term: TERM, count: 120, edatFrom: "2021-01-01", edatTo: "2025-06-20" }],
+  });
   let cohere: FakeCohere;
   let backend: Awaited<ReturnType<typeof backendEnv>>;
   let h: Harness | undefined;
 
   beforeAll(async () => {
-    fake = await startFakeEutils();
     cohere = await startFakeCohere("test");
   });
   afterAll(async () => {
     await cohere.stop();
-    await fake.close();
   });
   beforeEach(async () => {
-    corpus = createSynthCorpus({
-      seed: 5,
-      now: new Date("2025-06-30T12:00:00Z"),
-      terms: [{ term: TERM, count: 120, edatFrom: "2021-01-01", edatTo: "2025-06-20" }],
-    });
-    const handle = synthHandler(corpus);
-    fake.reset();
-    fake.route((req) => handle(req));
     cohere.requests.length = 0;
     backend = await backendEnv(kind);
   });
@@ -68,7 +59,7 @@ describeEachBackend("changing the embedder", (kind) => {
   const open = async (env: Record<string, string> = {}) => {
     await h?.close();
     h = await startHarness({
-      fake,
+      fake: ncbi.fake,
       env: { ...backend.env, NCBI_MAX_RPS: "100", ...HASH, ...env },
     });
     return h;
@@ -86,7 +77,7 @@ describeEachBackend("changing the embedder", (kind) => {
         env: {
           PATH: process.env.PATH ?? "",
           HOME: process.env.HOME ?? "",
-          ...testEnv(fake, dataDir, { ...backend.env, ...HASH, ...env }),
+          ...testEnv(ncbi.fake, dataDir, { ...backend.env, ...HASH, ...env }),
         },
       },
     );
@@ -103,7 +94,7 @@ describeEachBackend("changing the embedder", (kind) => {
     expect(
       (await callTool(hashed.client, "pubmed_sync_delta", { query_key: KEY, term: TERM })).isError,
     ).toBe(false);
-    const pmids = corpus.pmidsFor(TERM);
+    const pmids = ncbi.corpus.pmidsFor(TERM);
     const target = pmids[9] ?? "";
 
     const { client } = await open(withCohere());
@@ -122,7 +113,7 @@ describeEachBackend("changing the embedder", (kind) => {
     }
     // Refusing touched neither Cohere nor NCBI, and the stored papers stay readable.
     expect(cohere.requests).toEqual([]);
-    expect(fake.requests.filter((r) => r.utility === "efetch")).toHaveLength(1);
+    expect(ncbi.fake.requests.filter((r) => r.utility === "efetch")).toHaveLength(1);
     expect(await storedPmids()).toHaveLength(pmids.length);
 
     const reindexed = await reindexCli(withCohere());
