@@ -5,7 +5,7 @@
  * the embedded store requires), search works on the new embedder's vectors and the new embedding
  * settings are what the store remembers. On both Postgres backends.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it, jest } from "@jest/globals";
+import { afterAll, beforeAll, beforeEach, expect, it, jest } from "@jest/globals";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -17,10 +17,11 @@ import {
   type SearchOut,
   type SyncOut,
 } from "../helpers/corpus.js";
-import { backendEnv, describeEachBackend } from "../helpers/db.js";
+import { describeEachBackend } from "../helpers/db.js";
 import { fakeVector, startFakeCohere, type FakeCohere } from "../helpers/fake-cohere.js";
+import { useCorpusServer } from "../helpers/corpus-server.js";
 import { useSynthNcbi } from "../helpers/synth-ncbi.js";
-import { callTool, startHarness, testEnv, type Harness } from "../helpers/mcp.js";
+import { callTool, testEnv } from "../helpers/mcp.js";
 import { REPO_DIR } from "../helpers/shared.js";
 
 jest.setTimeout(120_000);
@@ -36,9 +37,8 @@ describeEachBackend("changing the embedder", (kind) => {
     now: new Date("2025-06-30T12:00:00Z"),
     terms: [{ term: TERM, count: 120, edatFrom: "2021-01-01", edatTo: "2025-06-20" }],
   });
+  const server = useCorpusServer(kind, ncbi, HASH);
   let cohere: FakeCohere;
-  let backend: Awaited<ReturnType<typeof backendEnv>>;
-  let h: Harness | undefined;
 
   beforeAll(async () => {
     cohere = await startFakeCohere("test");
@@ -46,29 +46,15 @@ describeEachBackend("changing the embedder", (kind) => {
   afterAll(async () => {
     await cohere.stop();
   });
-  beforeEach(async () => {
+  beforeEach(() => {
     cohere.requests.length = 0;
-    backend = await backendEnv(kind);
-  });
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-    await backend.cleanup();
   });
 
-  const open = async (env: Record<string, string> = {}) => {
-    await h?.close();
-    h = await startHarness({
-      fake: ncbi.fake,
-      env: { ...backend.env, NCBI_MAX_RPS: "100", ...HASH, ...env },
-    });
-    return h;
-  };
+  const open = (env: Record<string, string> = {}) => server.open(env);
   /** `pubmed-mcp reindex --json` on this store, after stopping the in-process server. */
   const reindexCli = async (env: Record<string, string> = {}) => {
-    await h?.close();
-    h = undefined;
-    const dataDir = backend.env.PUBMED_MCP_DATA_DIR ?? "";
+    await server.close();
+    const dataDir = server.backend.env.PUBMED_MCP_DATA_DIR ?? "";
     const { stdout } = await promisify(execFile)(
       process.execPath,
       ["--import", "tsx", join(REPO_DIR, "src", "main.ts"), "reindex", "--json"],
@@ -77,7 +63,7 @@ describeEachBackend("changing the embedder", (kind) => {
         env: {
           PATH: process.env.PATH ?? "",
           HOME: process.env.HOME ?? "",
-          ...testEnv(ncbi.fake, dataDir, { ...backend.env, ...HASH, ...env }),
+          ...testEnv(ncbi.fake, dataDir, { ...server.backend.env, ...HASH, ...env }),
         },
       },
     );

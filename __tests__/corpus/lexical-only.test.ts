@@ -4,15 +4,16 @@
  * switching between a lexical corpus and a dense one is explained rather than silently mixed.
  * On both Postgres backends.
  */
-import { afterEach, beforeEach, expect, it, jest } from "@jest/globals";
+import { expect, it, jest } from "@jest/globals";
 import { sql } from "kysely";
 import { corpusSummary, reindexCorpus } from "../../src/corpus/api.js";
 import { docSparseVector, idf, querySparseVector, tokenize } from "../../src/corpus/bm25.js";
 import { chunkIds, type ErrOut, type SearchOut, type SyncOut } from "../helpers/corpus.js";
 import { corpusDb } from "../helpers/corpus-db.js";
-import { backendEnv, describeEachBackend } from "../helpers/db.js";
+import { describeEachBackend } from "../helpers/db.js";
+import { useCorpusServer } from "../helpers/corpus-server.js";
 import { useSynthNcbi } from "../helpers/synth-ncbi.js";
-import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
+import { callTool, type Harness } from "../helpers/mcp.js";
 
 jest.setTimeout(120_000);
 
@@ -48,26 +49,9 @@ describeEachBackend("lexical-only corpus (EMBEDDINGS_PROVIDER=none)", (kind) => 
     now: new Date("2025-06-30T12:00:00Z"),
     terms: [{ term: TERM, count: 80, edatFrom: "2021-01-01", edatTo: "2025-06-20" }],
   });
-  let backend: Awaited<ReturnType<typeof backendEnv>>;
-  let h: Harness | undefined;
+  const server = useCorpusServer(kind, ncbi);
 
-  beforeEach(async () => {
-    backend = await backendEnv(kind);
-  });
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-    await backend.cleanup();
-  });
-
-  const open = async (env: Record<string, string> = {}) => {
-    await h?.close();
-    h = await startHarness({
-      fake: ncbi.fake,
-      env: { ...backend.env, NCBI_MAX_RPS: "100", ...env },
-    });
-    return h.client;
-  };
+  const open = async (env: Record<string, string> = {}) => (await server.open(env)).client;
   const sync = async (client: Harness["client"]) =>
     callTool(client, "pubmed_sync_delta", { query_key: KEY, term: TERM });
   const titleOf = async (client: Harness["client"], pmid: string) =>

@@ -6,15 +6,16 @@
  * window, the job marked and the lock released; a ~1,200-record sync reports progress at least
  * every 500 records.
  */
-import { afterEach, beforeEach, expect, it, jest } from "@jest/globals";
+import { beforeEach, expect, it, jest } from "@jest/globals";
 import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import { listJobs } from "../../src/store/jobs.js";
 import { corpusDb } from "../helpers/corpus-db.js";
 import { storedPmids, unindexedPmids, type ErrOut, type SyncOut } from "../helpers/corpus.js";
-import { backendEnv, describeEachBackend } from "../helpers/db.js";
+import { describeEachBackend } from "../helpers/db.js";
 import { rateLimitReply } from "../helpers/fake-eutils.js";
+import { useCorpusServer } from "../helpers/corpus-server.js";
 import { useSynthNcbi } from "../helpers/synth-ncbi.js";
-import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
+import { callTool, type Harness } from "../helpers/mcp.js";
 
 jest.setTimeout(180_000);
 
@@ -36,19 +37,11 @@ describeEachBackend("complete and current sync windows", (kind) => {
     now: NOW,
     terms: [{ term: TERM, count: 240, edatFrom: "2019-01-01", edatTo: "2025-06-20" }],
   });
+  const server = useCorpusServer(kind, ncbi, { NCBI_MAX_RETRIES: "1" });
   let h: Harness;
-  let backend: Awaited<ReturnType<typeof backendEnv>>;
 
   beforeEach(async () => {
-    backend = await backendEnv(kind);
-    h = await startHarness({
-      fake: ncbi.fake,
-      env: { ...backend.env, NCBI_MAX_RPS: "100", NCBI_MAX_RETRIES: "1" },
-    });
-  });
-  afterEach(async () => {
-    await h.close();
-    await backend.cleanup();
+    h = await server.open();
   });
 
   const sync = async (args: Record<string, unknown> = {}) =>

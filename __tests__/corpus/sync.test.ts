@@ -3,15 +3,16 @@
  * both Postgres backends, against a synthetic NCBI (project-generated records) behind the fake
  * E-utilities server.
  */
-import { afterEach, beforeEach, expect, it, jest } from "@jest/globals";
+import { beforeEach, expect, it, jest } from "@jest/globals";
 import { sql } from "kysely";
 import { corpusDb } from "../helpers/corpus-db.js";
 import { listAudit } from "../../src/store/checkpoints.js";
 import { listJobs } from "../../src/store/jobs.js";
 import { storedPmids, unindexedPmids, type ErrOut, type SyncOut } from "../helpers/corpus.js";
-import { backendEnv, describeEachBackend } from "../helpers/db.js";
+import { describeEachBackend } from "../helpers/db.js";
+import { useCorpusServer } from "../helpers/corpus-server.js";
 import { useSynthNcbi } from "../helpers/synth-ncbi.js";
-import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
+import { callTool, type Harness } from "../helpers/mcp.js";
 
 jest.setTimeout(120_000);
 
@@ -24,20 +25,12 @@ describeEachBackend("corpus sync and search", (kind) => {
     now: NOW,
     terms: [{ term: TERM, count: 240, edatFrom: "2019-01-01", edatTo: "2025-06-20" }],
   });
+  // Hash vectors: these tests check the dense leg too (the default, none, is lexical-only.test.ts).
+  const server = useCorpusServer(kind, ncbi, { EMBEDDINGS_PROVIDER: "hash" });
   let h: Harness;
-  let backend: Awaited<ReturnType<typeof backendEnv>>;
 
   beforeEach(async () => {
-    backend = await backendEnv(kind);
-    // Hash vectors: these tests check the dense leg too (the default, none, is lexical-only.test.ts).
-    h = await startHarness({
-      fake: ncbi.fake,
-      env: { ...backend.env, NCBI_MAX_RPS: "100", EMBEDDINGS_PROVIDER: "hash" },
-    });
-  });
-  afterEach(async () => {
-    await h.close();
-    await backend.cleanup();
+    h = await server.open();
   });
 
   const sync = async (args: Record<string, unknown> = {}) =>
