@@ -5,12 +5,10 @@
  * the embedded store requires), search works on the new embedder's vectors and the new embedding
  * settings are what the store remembers. On both Postgres backends.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it, jest } from "@jest/globals";
+import { afterAll, beforeAll, beforeEach, expect, it, jest } from "@jest/globals";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { createSynthCorpus, type SynthCorpus } from "../../src/devtools/synth.js";
-import { synthHandler } from "../../src/devtools/synth-ncbi.js";
 import {
   expectConverged,
   pgvectorIds,
@@ -19,10 +17,11 @@ import {
   type SearchOut,
   type SyncOut,
 } from "../helpers/corpus.js";
-import { backendEnv, describeEachBackend } from "../helpers/db.js";
+import { describeEachBackend } from "../helpers/db.js";
 import { fakeVector, startFakeCohere, type FakeCohere } from "../helpers/fake-cohere.js";
-import { startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
-import { callTool, startHarness, testEnv, type Harness } from "../helpers/mcp.js";
+import { useCorpusServer } from "../helpers/corpus-server.js";
+import { useSynthNcbi } from "../helpers/synth-ncbi.js";
+import { callTool, testEnv } from "../helpers/mcp.js";
 import { REPO_DIR } from "../helpers/shared.js";
 
 jest.setTimeout(120_000);
@@ -33,51 +32,29 @@ const KEY = "long-covid";
 const HASH = { EMBEDDINGS_PROVIDER: "hash" };
 
 describeEachBackend("changing the embedder", (kind) => {
-  let corpus: SynthCorpus;
-  let fake: FakeEutils;
+  const ncbi = useSynthNcbi({
+    seed: 5,
+    now: new Date("2025-06-30T12:00:00Z"),
+    terms: [{ term: TERM, count: 120, edatFrom: "2021-01-01", edatTo: "2025-06-20" }],
+  });
+  const server = useCorpusServer(kind, ncbi, HASH);
   let cohere: FakeCohere;
-  let backend: Awaited<ReturnType<typeof backendEnv>>;
-  let h: Harness | undefined;
 
   beforeAll(async () => {
-    fake = await startFakeEutils();
     cohere = await startFakeCohere("test");
   });
   afterAll(async () => {
     await cohere.stop();
-    await fake.close();
   });
-  beforeEach(async () => {
-    corpus = createSynthCorpus({
-      seed: 5,
-      now: new Date("2025-06-30T12:00:00Z"),
-      terms: [{ term: TERM, count: 120, edatFrom: "2021-01-01", edatTo: "2025-06-20" }],
-    });
-    const handle = synthHandler(corpus);
-    fake.reset();
-    fake.route((req) => handle(req));
+  beforeEach(() => {
     cohere.requests.length = 0;
-    backend = await backendEnv(kind);
-  });
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-    await backend.cleanup();
   });
 
-  const open = async (env: Record<string, string> = {}) => {
-    await h?.close();
-    h = await startHarness({
-      fake,
-      env: { ...backend.env, NCBI_MAX_RPS: "100", ...HASH, ...env },
-    });
-    return h;
-  };
+  const open = (env: Record<string, string> = {}) => server.open(env);
   /** `pubmed-mcp reindex --json` on this store, after stopping the in-process server. */
   const reindexCli = async (env: Record<string, string> = {}) => {
-    await h?.close();
-    h = undefined;
-    const dataDir = backend.env.PUBMED_MCP_DATA_DIR ?? "";
+    await server.close();
+    const dataDir = server.backend.env.PUBMED_MCP_DATA_DIR ?? "";
     const { stdout } = await promisify(execFile)(
       process.execPath,
       ["--import", "tsx", join(REPO_DIR, "src", "main.ts"), "reindex", "--json"],
@@ -86,7 +63,7 @@ describeEachBackend("changing the embedder", (kind) => {
         env: {
           PATH: process.env.PATH ?? "",
           HOME: process.env.HOME ?? "",
-          ...testEnv(fake, dataDir, { ...backend.env, ...HASH, ...env }),
+          ...testEnv(ncbi.fake, dataDir, { ...server.backend.env, ...HASH, ...env }),
         },
       },
     );
@@ -103,7 +80,7 @@ describeEachBackend("changing the embedder", (kind) => {
     expect(
       (await callTool(hashed.client, "pubmed_sync_delta", { query_key: KEY, term: TERM })).isError,
     ).toBe(false);
-    const pmids = corpus.pmidsFor(TERM);
+    const pmids = ncbi.corpus.pmidsFor(TERM);
     const target = pmids[9] ?? "";
 
     const { client } = await open(withCohere());
@@ -122,7 +99,7 @@ describeEachBackend("changing the embedder", (kind) => {
     }
     // Refusing touched neither Cohere nor NCBI, and the stored papers stay readable.
     expect(cohere.requests).toEqual([]);
-    expect(fake.requests.filter((r) => r.utility === "efetch")).toHaveLength(1);
+    expect(ncbi.fake.requests.filter((r) => r.utility === "efetch")).toHaveLength(1);
     expect(await storedPmids()).toHaveLength(pmids.length);
 
     const reindexed = await reindexCli(withCohere());

@@ -4,17 +4,16 @@
  * switching between a lexical corpus and a dense one is explained rather than silently mixed.
  * On both Postgres backends.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it, jest } from "@jest/globals";
+import { expect, it, jest } from "@jest/globals";
 import { sql } from "kysely";
 import { corpusSummary, reindexCorpus } from "../../src/corpus/api.js";
 import { docSparseVector, idf, querySparseVector, tokenize } from "../../src/corpus/bm25.js";
-import { createSynthCorpus, type SynthCorpus } from "../../src/devtools/synth.js";
-import { synthHandler } from "../../src/devtools/synth-ncbi.js";
 import { chunkIds, type ErrOut, type SearchOut, type SyncOut } from "../helpers/corpus.js";
 import { corpusDb } from "../helpers/corpus-db.js";
-import { backendEnv, describeEachBackend } from "../helpers/db.js";
-import { startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
-import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
+import { describeEachBackend } from "../helpers/db.js";
+import { useCorpusServer } from "../helpers/corpus-server.js";
+import { useSynthNcbi } from "../helpers/synth-ncbi.js";
+import { callTool, type Harness } from "../helpers/mcp.js";
 
 jest.setTimeout(120_000);
 
@@ -45,39 +44,14 @@ async function bm25Ranking(query: string): Promise<string[]> {
 }
 
 describeEachBackend("lexical-only corpus (EMBEDDINGS_PROVIDER=none)", (kind) => {
-  let corpus: SynthCorpus;
-  let fake: FakeEutils;
-  let backend: Awaited<ReturnType<typeof backendEnv>>;
-  let h: Harness | undefined;
+  const ncbi = useSynthNcbi({
+    seed: 11,
+    now: new Date("2025-06-30T12:00:00Z"),
+    terms: [{ term: TERM, count: 80, edatFrom: "2021-01-01", edatTo: "2025-06-20" }],
+  });
+  const server = useCorpusServer(kind, ncbi);
 
-  beforeAll(async () => {
-    fake = await startFakeEutils();
-  });
-  afterAll(async () => {
-    await fake.close();
-  });
-  beforeEach(async () => {
-    corpus = createSynthCorpus({
-      seed: 11,
-      now: new Date("2025-06-30T12:00:00Z"),
-      terms: [{ term: TERM, count: 80, edatFrom: "2021-01-01", edatTo: "2025-06-20" }],
-    });
-    const handle = synthHandler(corpus);
-    fake.reset();
-    fake.route((req) => handle(req));
-    backend = await backendEnv(kind);
-  });
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-    await backend.cleanup();
-  });
-
-  const open = async (env: Record<string, string> = {}) => {
-    await h?.close();
-    h = await startHarness({ fake, env: { ...backend.env, NCBI_MAX_RPS: "100", ...env } });
-    return h.client;
-  };
+  const open = async (env: Record<string, string> = {}) => (await server.open(env)).client;
   const sync = async (client: Harness["client"]) =>
     callTool(client, "pubmed_sync_delta", { query_key: KEY, term: TERM });
   const titleOf = async (client: Harness["client"], pmid: string) =>
@@ -88,13 +62,13 @@ describeEachBackend("lexical-only corpus (EMBEDDINGS_PROVIDER=none)", (kind) => 
     const client = await open();
     const out = await sync(client);
     expect(out.isError).toBe(false);
-    expect((out.json as SyncOut).inserted).toBe(corpus.pmidsFor(TERM).length);
+    expect((out.json as SyncOut).inserted).toBe(ncbi.corpus.pmidsFor(TERM).length);
     expect((await corpusSummary()).embedding.provider).toBe("none");
     const { rows } = await sql<{ n: number; with_vectors: number }>`select count(*)::int as n,
       count(embedding)::int as with_vectors from chunk_vectors`.execute(corpusDb);
     expect(rows[0]).toEqual({ n: (await chunkIds()).length, with_vectors: 0 });
 
-    const query = await titleOf(client, corpus.pmidsFor(TERM)[5] ?? "");
+    const query = await titleOf(client, ncbi.corpus.pmidsFor(TERM)[5] ?? "");
     const found = await callTool(client, "rag_search", {
       query,
       top_k: 10,
@@ -116,11 +90,13 @@ describeEachBackend("lexical-only corpus (EMBEDDINGS_PROVIDER=none)", (kind) => 
   it("searches a hash corpus lexically, refuses to sync it, and reindex makes it lexical", async () => {
     expect((await sync(await open({ EMBEDDINGS_PROVIDER: "hash" }))).isError).toBe(false);
     const client = await open();
-    const query = await titleOf(client, corpus.pmidsFor(TERM)[3] ?? "");
+    const query = await titleOf(client, ncbi.corpus.pmidsFor(TERM)[3] ?? "");
     const found = await callTool(client, "rag_search", { query, top_k: 3 });
     expect(found.isError).toBe(false);
     expect((found.json as SearchOut).results[0]?.sim).toBeNull();
-    expect((found.json as SearchOut).results[0]?.doc_id).toBe(`pmid:${corpus.pmidsFor(TERM)[3]}`);
+    expect((found.json as SearchOut).results[0]?.doc_id).toBe(
+      `pmid:${ncbi.corpus.pmidsFor(TERM)[3]}`,
+    );
 
     const refused = await sync(client);
     expect(refused.isError).toBe(true);
@@ -130,7 +106,7 @@ describeEachBackend("lexical-only corpus (EMBEDDINGS_PROVIDER=none)", (kind) => 
     });
 
     expect(await reindexCorpus()).toEqual({
-      documents: corpus.pmidsFor(TERM).length,
+      documents: ncbi.corpus.pmidsFor(TERM).length,
       embedding: "none (lexical only)",
     });
     const reopened = await open();

@@ -6,16 +6,16 @@
  * window, the job marked and the lock released; a ~1,200-record sync reports progress at least
  * every 500 records.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it, jest } from "@jest/globals";
+import { beforeEach, expect, it, jest } from "@jest/globals";
 import type { Progress } from "@modelcontextprotocol/sdk/types.js";
-import { createSynthCorpus, type SynthCorpus } from "../../src/devtools/synth.js";
-import { synthHandler } from "../../src/devtools/synth-ncbi.js";
 import { listJobs } from "../../src/store/jobs.js";
 import { corpusDb } from "../helpers/corpus-db.js";
 import { storedPmids, unindexedPmids, type ErrOut, type SyncOut } from "../helpers/corpus.js";
-import { backendEnv, describeEachBackend } from "../helpers/db.js";
-import { rateLimitReply, startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
-import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
+import { describeEachBackend } from "../helpers/db.js";
+import { rateLimitReply } from "../helpers/fake-eutils.js";
+import { useCorpusServer } from "../helpers/corpus-server.js";
+import { useSynthNcbi } from "../helpers/synth-ncbi.js";
+import { callTool, type Harness } from "../helpers/mcp.js";
 
 jest.setTimeout(180_000);
 
@@ -32,35 +32,16 @@ interface CheckpointOut {
 }
 
 describeEachBackend("complete and current sync windows", (kind) => {
-  let corpus: SynthCorpus;
-  let fake: FakeEutils;
+  const ncbi = useSynthNcbi({
+    seed: 7,
+    now: NOW,
+    terms: [{ term: TERM, count: 240, edatFrom: "2019-01-01", edatTo: "2025-06-20" }],
+  });
+  const server = useCorpusServer(kind, ncbi, { NCBI_MAX_RETRIES: "1" });
   let h: Harness;
-  let backend: Awaited<ReturnType<typeof backendEnv>>;
 
-  beforeAll(async () => {
-    fake = await startFakeEutils();
-  });
-  afterAll(async () => {
-    await fake.close();
-  });
   beforeEach(async () => {
-    corpus = createSynthCorpus({
-      seed: 7,
-      now: NOW,
-      terms: [{ term: TERM, count: 240, edatFrom: "2019-01-01", edatTo: "2025-06-20" }],
-    });
-    const handle = synthHandler(corpus);
-    fake.reset();
-    fake.route((req) => handle(req));
-    backend = await backendEnv(kind);
-    h = await startHarness({
-      fake,
-      env: { ...backend.env, NCBI_MAX_RPS: "100", NCBI_MAX_RETRIES: "1" },
-    });
-  });
-  afterEach(async () => {
-    await h.close();
-    await backend.cleanup();
+    h = await server.open();
   });
 
   const sync = async (args: Record<string, unknown> = {}) =>
@@ -83,7 +64,7 @@ describeEachBackend("complete and current sync windows", (kind) => {
     expect(before.last_sync).toMatchObject({ status: "succeeded", pmids_processed: 240 });
 
     // Published (and EDAT-stamped) in 2020, entered PubMed today.
-    const [late] = corpus.add({
+    const [late] = ncbi.corpus.add({
       term: TERM,
       count: 1,
       edatFrom: "2020-03-02",
@@ -92,14 +73,14 @@ describeEachBackend("complete and current sync windows", (kind) => {
     });
     const from = new Date(Date.parse(before.last_edat ?? "") - 5 * DAY_MS).toISOString();
     // An Entrez-date window from the checkpoint would not find it.
-    expect(corpus.pmidsFor(TERM, { edatFrom: from.slice(0, 10) })).not.toContain(late);
+    expect(ncbi.corpus.pmidsFor(TERM, { edatFrom: from.slice(0, 10) })).not.toContain(late);
 
-    fake.requests.length = 0;
+    ncbi.fake.requests.length = 0;
     const next = (await sync()).json as SyncOut;
     expect(next).toMatchObject({ inserted: 1, updated: 0, pmids_processed: 1 });
     expect(await storedPmids()).toContain(late);
     expect(await unindexedPmids()).toEqual([]);
-    const searches = fake.requests.filter((r) => r.utility === "esearch").map((r) => r.params);
+    const searches = ncbi.fake.requests.filter((r) => r.utility === "esearch").map((r) => r.params);
     expect(searches.some((p) => /\[crdt\]/.test(p.term ?? "") && !p.datetype)).toBe(true);
     expect(searches.some((p) => p.datetype === "mdat" && / NOT \(/.test(p.term ?? ""))).toBe(true);
     expect(searches.every((p) => p.datetype !== "edat")).toBe(true);
@@ -107,7 +88,7 @@ describeEachBackend("complete and current sync windows", (kind) => {
 
   it("catches a retraction of an old record: version bumped, gone from rag_search at once", async () => {
     await sync();
-    const pmids = corpus.pmidsFor(TERM).filter((p) => !corpus.record(p)?.retraction);
+    const pmids = ncbi.corpus.pmidsFor(TERM).filter((p) => !ncbi.corpus.record(p)?.retraction);
     const target = pmids[3] ?? "";
     const paper = async () =>
       (await callTool(h.client, "rag_get", { doc_id: `pmid:${target}` })).json as {
@@ -120,7 +101,7 @@ describeEachBackend("complete and current sync windows", (kind) => {
     expect(await searchIds(title)).toContain(`pmid:${target}`);
     const marks = await checkpoint();
 
-    corpus.revise(target, { lr: new Date(), retract: true });
+    ncbi.corpus.revise(target, { lr: new Date(), retract: true });
     const next = (await sync()).json as SyncOut;
     expect(next).toMatchObject({ inserted: 0, updated: 1, pmids_processed: 1 });
     const after = await paper();
@@ -136,13 +117,13 @@ describeEachBackend("complete and current sync windows", (kind) => {
     await sync();
     const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
     // 30 old records revised over the last five days, six a day, all inside the overlap.
-    const revised = corpus
+    const revised = ncbi.corpus
       .pmidsFor(TERM)
-      .filter((p) => !corpus.record(p)?.retraction)
+      .filter((p) => !ncbi.corpus.record(p)?.retraction)
       .slice(0, 30);
     revised.forEach((p, i) => {
       const day = new Date(today - (4 - Math.floor(i / 6)) * DAY_MS);
-      corpus.revise(p, {
+      ncbi.corpus.revise(p, {
         lr: day,
         changeAbstract: true,
         mdat: new Date(day.getTime() + 3_600_000),
@@ -174,10 +155,10 @@ describeEachBackend("complete and current sync windows", (kind) => {
 
   it("stops at a long Retry-After with RATE_LIMIT, the checkpoint at the last complete window, the lock released", async () => {
     let limited = true;
-    fake.route((req) =>
+    ncbi.fake.route((req) =>
       limited &&
       req.utility === "efetch" &&
-      fake.requests.filter((r) => r.utility === "efetch").length >= 2
+      ncbi.fake.requests.filter((r) => r.utility === "efetch").length >= 2
         ? rateLimitReply(429, 3600)
         : undefined,
     );
@@ -200,23 +181,25 @@ describeEachBackend("complete and current sync windows", (kind) => {
     expect(cp.last_edat).not.toBeNull();
     const stored = await storedPmids();
     expect(stored).toEqual(
-      expect.arrayContaining(corpus.pmidsFor(TERM, { edatTo: (cp.last_edat ?? "").slice(0, 10) })),
+      expect.arrayContaining(
+        ncbi.corpus.pmidsFor(TERM, { edatTo: (cp.last_edat ?? "").slice(0, 10) }),
+      ),
     );
-    expect(stored.length).toBeLessThan(corpus.pmidsFor(TERM).length);
+    expect(stored.length).toBeLessThan(ncbi.corpus.pmidsFor(TERM).length);
     expect(await unindexedPmids()).toEqual([]);
 
     // The lock is free: the next sync starts and converges.
     limited = false;
     const rerun = await sync();
     expect(rerun.isError).toBe(false);
-    expect(await storedPmids()).toEqual([...corpus.pmidsFor(TERM)].sort());
+    expect(await storedPmids()).toEqual([...ncbi.corpus.pmidsFor(TERM)].sort());
     expect(await unindexedPmids()).toEqual([]);
     const statuses = (await listJobs(corpusDb, { queryKey: "statins" })).map((j) => j.status);
     expect(statuses).toEqual(["succeeded", "rate_limited"]);
   });
 
   it("reports progress at least every 500 records through a real MCP client", async () => {
-    const pmids = corpus.add({
+    const pmids = ncbi.corpus.add({
       term: BIG,
       count: 1_200,
       edatFrom: "2021-01-01",

@@ -3,17 +3,16 @@
  * both Postgres backends, against a synthetic NCBI (project-generated records) behind the fake
  * E-utilities server.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it, jest } from "@jest/globals";
+import { beforeEach, expect, it, jest } from "@jest/globals";
 import { sql } from "kysely";
 import { corpusDb } from "../helpers/corpus-db.js";
 import { listAudit } from "../../src/store/checkpoints.js";
 import { listJobs } from "../../src/store/jobs.js";
-import { createSynthCorpus, type SynthCorpus } from "../../src/devtools/synth.js";
-import { synthHandler } from "../../src/devtools/synth-ncbi.js";
 import { storedPmids, unindexedPmids, type ErrOut, type SyncOut } from "../helpers/corpus.js";
-import { backendEnv, describeEachBackend } from "../helpers/db.js";
-import { startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
-import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
+import { describeEachBackend } from "../helpers/db.js";
+import { useCorpusServer } from "../helpers/corpus-server.js";
+import { useSynthNcbi } from "../helpers/synth-ncbi.js";
+import { callTool, type Harness } from "../helpers/mcp.js";
 
 jest.setTimeout(120_000);
 
@@ -21,36 +20,17 @@ const TERM = "statin myopathy";
 const NOW = new Date("2025-06-30T12:00:00Z");
 
 describeEachBackend("corpus sync and search", (kind) => {
-  let corpus: SynthCorpus;
-  let fake: FakeEutils;
+  const ncbi = useSynthNcbi({
+    seed: 7,
+    now: NOW,
+    terms: [{ term: TERM, count: 240, edatFrom: "2019-01-01", edatTo: "2025-06-20" }],
+  });
+  // Hash vectors: these tests check the dense leg too (the default, none, is lexical-only.test.ts).
+  const server = useCorpusServer(kind, ncbi, { EMBEDDINGS_PROVIDER: "hash" });
   let h: Harness;
-  let backend: Awaited<ReturnType<typeof backendEnv>>;
 
-  beforeAll(async () => {
-    fake = await startFakeEutils();
-  });
-  afterAll(async () => {
-    await fake.close();
-  });
   beforeEach(async () => {
-    corpus = createSynthCorpus({
-      seed: 7,
-      now: NOW,
-      terms: [{ term: TERM, count: 240, edatFrom: "2019-01-01", edatTo: "2025-06-20" }],
-    });
-    const handle = synthHandler(corpus);
-    fake.reset();
-    fake.route((req) => handle(req));
-    backend = await backendEnv(kind);
-    // Hash vectors: these tests check the dense leg too (the default, none, is lexical-only.test.ts).
-    h = await startHarness({
-      fake,
-      env: { ...backend.env, NCBI_MAX_RPS: "100", EMBEDDINGS_PROVIDER: "hash" },
-    });
-  });
-  afterEach(async () => {
-    await h.close();
-    await backend.cleanup();
+    h = await server.open();
   });
 
   const sync = async (args: Record<string, unknown> = {}) =>
@@ -60,7 +40,7 @@ describeEachBackend("corpus sync and search", (kind) => {
     const first = await sync();
     expect(first.isError).toBe(false);
     const out = first.json as SyncOut;
-    const expected = corpus.pmidsFor(TERM);
+    const expected = ncbi.corpus.pmidsFor(TERM);
     expect(out).toMatchObject({
       inserted: expected.length,
       updated: 0,
@@ -89,11 +69,11 @@ describeEachBackend("corpus sync and search", (kind) => {
       .toISOString()
       .slice(0, 10);
     const overlap = (await sync({ overlap_days: overlapDays })).json as SyncOut;
-    expect(corpus.pmidsFor(TERM, { edatFrom: from }).length).toBeGreaterThan(0);
+    expect(ncbi.corpus.pmidsFor(TERM, { edatFrom: from }).length).toBeGreaterThan(0);
     expect(overlap).toMatchObject({
       inserted: 0,
       updated: 0,
-      skipped: corpus.pmidsFor(TERM, { edatFrom: from }).length,
+      skipped: ncbi.corpus.pmidsFor(TERM, { edatFrom: from }).length,
     });
     expect(await storedPmids()).toEqual([...expected].sort());
   });
@@ -126,7 +106,7 @@ describeEachBackend("corpus sync and search", (kind) => {
 
   it("re-reads the overlap window and bumps versions on content change or LR advance only", async () => {
     await sync();
-    const pmids = corpus.pmidsFor(TERM);
+    const pmids = ncbi.corpus.pmidsFor(TERM);
     const target = pmids[pmids.length - 1] ?? "";
     const before = (await callTool(h.client, "rag_get", { doc_id: `pmid:${target}` })).json as {
       version: number;
@@ -138,7 +118,7 @@ describeEachBackend("corpus sync and search", (kind) => {
       query_key: "statins",
       last_edat: "2018-01-01T00:00:00Z",
     });
-    corpus.revise(target, { lr: new Date("2025-06-25T00:00:00Z") });
+    ncbi.corpus.revise(target, { lr: new Date("2025-06-25T00:00:00Z") });
     const lrOnly = (await sync()).json as SyncOut;
     expect(lrOnly).toMatchObject({ inserted: 0, updated: 1, skipped: pmids.length - 1 });
     const after = (await callTool(h.client, "rag_get", { doc_id: `pmid:${target}` })).json as {
@@ -152,7 +132,7 @@ describeEachBackend("corpus sync and search", (kind) => {
       query_key: "statins",
       last_edat: "2018-01-01T00:00:00Z",
     });
-    corpus.revise(target, { lr: new Date("2025-06-25T00:00:00Z"), changeAbstract: true });
+    ncbi.corpus.revise(target, { lr: new Date("2025-06-25T00:00:00Z"), changeAbstract: true });
     const content = (await sync()).json as SyncOut;
     expect(content.updated).toBe(1);
     expect(
@@ -172,10 +152,10 @@ describeEachBackend("corpus sync and search", (kind) => {
   it("never advances the checkpoint past a failed EFetch, and the rerun converges", async () => {
     // max_records splits the range into several windows; the second window's EFetch fails.
     let failing = true;
-    fake.route((req) =>
+    ncbi.fake.route((req) =>
       failing &&
       req.utility === "efetch" &&
-      fake.requests.filter((r) => r.utility === "efetch").length >= 2
+      ncbi.fake.requests.filter((r) => r.utility === "efetch").length >= 2
         ? { status: 500, body: "boom" }
         : undefined,
     );
@@ -187,16 +167,16 @@ describeEachBackend("corpus sync and search", (kind) => {
     const stored = await storedPmids();
     if (cp.last_edat) {
       // Everything at or before the checkpoint is stored.
-      const covered = corpus.pmidsFor(TERM, { edatTo: cp.last_edat.slice(0, 10) });
+      const covered = ncbi.corpus.pmidsFor(TERM, { edatTo: cp.last_edat.slice(0, 10) });
       expect(stored).toEqual(expect.arrayContaining(covered));
     }
-    expect(stored.length).toBeLessThan(corpus.pmidsFor(TERM).length);
+    expect(stored.length).toBeLessThan(ncbi.corpus.pmidsFor(TERM).length);
     expect((await listJobs(corpusDb, { queryKey: "statins" }))[0]?.status).toBe("failed");
 
     failing = false;
     const rerun = (await sync()).json as SyncOut;
     expect(rerun.warnings).toEqual([]);
-    expect(await storedPmids()).toEqual([...corpus.pmidsFor(TERM)].sort());
+    expect(await storedPmids()).toEqual([...ncbi.corpus.pmidsFor(TERM)].sort());
     expect(await unindexedPmids()).toEqual([]);
   });
 
@@ -205,7 +185,7 @@ describeEachBackend("corpus sync and search", (kind) => {
     const outs = [a.json as SyncOut, b.json as SyncOut];
     expect(outs.map((o) => o.inserted).sort((x, y) => x - y)).toEqual([
       0,
-      corpus.pmidsFor(TERM).length,
+      ncbi.corpus.pmidsFor(TERM).length,
     ]);
     const jobs = (await listJobs(corpusDb, { queryKey: "statins" })).sort((x, y) =>
       x.startedAt.localeCompare(y.startedAt),
@@ -215,7 +195,7 @@ describeEachBackend("corpus sync and search", (kind) => {
   });
 
   it("bounds one call by max_records and resumes on the next", async () => {
-    const total = corpus.pmidsFor(TERM).length;
+    const total = ncbi.corpus.pmidsFor(TERM).length;
     const first = (await sync({ max_records: 100 })).json as SyncOut;
     expect(first.pmids_processed).toBeLessThanOrEqual(100);
     expect(first.pmids_processed).toBeGreaterThan(0);
@@ -225,14 +205,14 @@ describeEachBackend("corpus sync and search", (kind) => {
       await sync({ max_records: 100, overlap_days: 0 });
       rounds++;
     }
-    expect(await storedPmids()).toEqual([...corpus.pmidsFor(TERM)].sort());
+    expect(await storedPmids()).toEqual([...ncbi.corpus.pmidsFor(TERM)].sort());
     expect(rounds).toBeGreaterThanOrEqual(3);
   });
 
   it("finds a synced paper with rag_search and reads it with rag_get; retracted papers never come back", async () => {
     await sync();
-    const pmid = corpus.pmidsFor(TERM)[17] ?? "";
-    const record = corpus.record(pmid);
+    const pmid = ncbi.corpus.pmidsFor(TERM)[17] ?? "";
+    const record = ncbi.corpus.record(pmid);
     const title = (await callTool(h.client, "rag_get", { doc_id: `pmid:${pmid}` })).json as {
       title: string;
       abstract: string;
@@ -300,7 +280,7 @@ describeEachBackend("corpus sync and search", (kind) => {
     expect(biased.results.map((r) => r.score)).toEqual(
       [...biased.results.map((r) => r.score)].sort((a, b) => b - a),
     );
-    const retracted = corpus.pmidsFor(TERM).filter((p) => corpus.record(p)?.retraction);
+    const retracted = ncbi.corpus.pmidsFor(TERM).filter((p) => ncbi.corpus.record(p)?.retraction);
     for (const p of retracted.slice(0, 3)) {
       const doc = (await callTool(h.client, "rag_get", { doc_id: `pmid:${p}` })).json as {
         title: string;

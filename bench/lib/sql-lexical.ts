@@ -8,7 +8,8 @@
 import { sql, type Kysely } from "kysely";
 import type { SparseVector } from "../../src/corpus/bm25.js";
 import { POSTING_BYTES } from "../../src/vectors/lexical-index.js";
-import type { ChunkPayload, Hit, VectorStore } from "../../src/vectors/vector-store.js";
+import { toHits, type HitRow } from "../../src/vectors/pgvector-rows.js";
+import type { Hit, VectorStore } from "../../src/vectors/vector-store.js";
 
 type Db = Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- bench tables
 
@@ -43,18 +44,6 @@ export async function buildSqlPostings(db: Db): Promise<number> {
   return total;
 }
 
-interface HitRow {
-  id: string;
-  pmid: string;
-  score: number | string;
-  title: string;
-  text: string;
-  quality: number;
-  retracted: boolean;
-  pdat_year: number | null;
-  version: number;
-}
-
 export async function sqlSearchSparse(
   db: Db,
   query: SparseVector,
@@ -77,19 +66,7 @@ export async function sqlSearchSparse(
     from scored s
       join lateral (select * from chunk_vectors v where v.id = s.id ${retracted}) v on true
     order by s.score desc, s.id limit ${limit}`.execute(db);
-  return rows.map((r) => ({
-    id: r.id,
-    pmid: r.pmid,
-    score: Number(r.score),
-    payload: {
-      title: r.title,
-      text: r.text,
-      quality: r.quality,
-      retracted: r.retracted,
-      pdatYear: r.pdat_year,
-      version: r.version,
-    } satisfies ChunkPayload,
-  }));
+  return toHits(rows);
 }
 
 /** The adapter with its sparse leg answered by the SQL above (for ragSearch over the SQL path). */

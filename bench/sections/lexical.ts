@@ -5,17 +5,10 @@
  * query in the same pass, and rag_search (ragSearch) over each. Every query's two answers are
  * checked to agree (ids and scores) before any time counts. Sizes are the search section's.
  */
-import { chunkArticle } from "../../src/corpus/chunk.js";
-import { documentInputFromArticle } from "../../src/corpus/document.js";
 import { querySparseVector, tokenize } from "../../src/corpus/bm25.js";
-import { indexDocuments } from "../../src/corpus/indexer.js";
 import { ragSearch, type SearchDeps } from "../../src/corpus/search.js";
-import { createSynthCorpus, type SynthCorpus } from "../../src/devtools/synth.js";
-import { articleSetXml } from "../../src/devtools/synth-xml.js";
 import { NoEmbedder } from "../../src/embeddings/index.js";
-import { parseEFetch } from "../../src/eutils/parse/efetch.js";
 import { openStore } from "../../src/store/db.js";
-import { upsertDocuments } from "../../src/store/docs.js";
 import { PgVectorStore } from "../../src/vectors/pgvector.js";
 import type { Hit } from "../../src/vectors/vector-store.js";
 import type { BenchOptions } from "../lib/options.js";
@@ -30,51 +23,11 @@ import {
   type SectionResult,
 } from "../lib/stats.js";
 import { pgliteDir } from "../lib/stores.js";
+import { grow, synthGrowth, titleQueries } from "../lib/synth-store.js";
 
 const TERM = "bench lexical";
-const SPAN = { edatFrom: "2015-01-01", edatTo: "2024-12-31" };
-const NOW = new Date("2025-01-01T00:00:00Z");
 /** ragSearch's leg depth. */
 const DEPTH = 300;
-
-async function grow(
-  deps: SearchDeps,
-  g: { corpus: SynthCorpus; titles: string[]; chunks: number },
-  target: number,
-) {
-  while (g.chunks < target) {
-    const records = g.corpus.records(g.corpus.add({ term: TERM, count: 500, ...SPAN }));
-    const kept = [];
-    for (const a of parseEFetch(articleSetXml(records))) {
-      if (g.chunks >= target) break;
-      kept.push(a);
-      g.titles.push(a.title);
-      g.chunks += chunkArticle(a).length;
-    }
-    const docs = kept.map((a) => documentInputFromArticle(a, NOW));
-    await upsertDocuments(deps.store.db, docs);
-    await indexDocuments(
-      deps,
-      docs.map((d) => d.pmid),
-    );
-  }
-}
-
-/** Three title words of random stored records (deterministic), as the search section asks. */
-function queries(titles: string[], n: number): string[] {
-  const out: string[] = [];
-  let state = 4242;
-  const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
-  while (out.length < n) {
-    const words = (titles[Math.floor(next() * titles.length)] ?? "")
-      .split(/[^A-Za-z-]+/)
-      .filter((w) => w.length >= 4);
-    const start = Math.floor(next() * Math.max(1, words.length - 2));
-    const q = words.slice(start, start + 3).join(" ");
-    if (q) out.push(q);
-  }
-  return out;
-}
 
 function assertSame(query: string, a: Hit[], b: Hit[]): void {
   const bad =
@@ -93,12 +46,7 @@ export async function lexicalSection(opts: BenchOptions): Promise<SectionResult>
     await vectors.ensure(0);
     const deps: SearchDeps = { store, vectors, embedder: new NoEmbedder() };
     const sqlDeps: SearchDeps = { ...deps, vectors: withSqlLexicalLeg(vectors, store.db) };
-    const corpus = createSynthCorpus({
-      seed: 19,
-      now: NOW,
-      terms: [{ term: TERM, count: 0, ...SPAN }],
-    });
-    const grown = { corpus, titles: [] as string[], chunks: 0 };
+    const grown = synthGrowth(19, TERM);
     for (const target of sizes) {
       const k = `lexical.${target}`;
       const n = `${target.toLocaleString("en-US")} chunks`;
@@ -116,7 +64,7 @@ export async function lexicalSection(opts: BenchOptions): Promise<SectionResult>
       out.figures.push(
         figure(`${k}.index_load_ms`, `${n}: in-memory index load (cold)`, "ms", [load.ms]),
       );
-      const qs = queries(grown.titles, nq);
+      const qs = titleQueries(grown.titles, nq, 4242);
       const sparse = qs.map((q) => querySparseVector(tokenize(q)));
       for (let i = 0; i < Math.min(10, qs.length); i++) {
         // Warm-up, and the two legs must agree before anything is timed.

@@ -7,16 +7,9 @@
  * rag_search tool.
  */
 import { sql } from "kysely";
-import { chunkArticle } from "../../src/corpus/chunk.js";
-import { documentInputFromArticle } from "../../src/corpus/document.js";
-import { indexDocuments } from "../../src/corpus/indexer.js";
 import { ragSearch, type SearchDeps } from "../../src/corpus/search.js";
-import { createSynthCorpus, type SynthCorpus } from "../../src/devtools/synth.js";
-import { articleSetXml } from "../../src/devtools/synth-xml.js";
 import { HashEmbedder } from "../../src/embeddings/index.js";
-import { parseEFetch } from "../../src/eutils/parse/efetch.js";
 import { openStore } from "../../src/store/db.js";
-import { upsertDocuments } from "../../src/store/docs.js";
 import { createVectorStore } from "../../src/vectors/index.js";
 import type { BenchOptions } from "../lib/options.js";
 import {
@@ -29,18 +22,10 @@ import {
   type SectionResult,
 } from "../lib/stats.js";
 import { pgliteDir } from "../lib/stores.js";
+import { grow, synthGrowth, titleQueries } from "../lib/synth-store.js";
 
 const TERM = "bench search";
-const SPAN = { edatFrom: "2015-01-01", edatTo: "2024-12-31" };
 const CALLERS = 8;
-const NOW = new Date("2025-01-01T00:00:00Z");
-
-interface Grown {
-  corpus: SynthCorpus;
-  /** Titles of the stored records, to draw queries from. */
-  titles: string[];
-  chunks: number;
-}
 
 /**
  * The HNSW build the adapter does (finishBulkLoad, with its raised maintenance_work_mem) against
@@ -61,42 +46,6 @@ async function buildHnsw(deps: SearchDeps): Promise<{ tunedMs: number; defaultMs
   await drop();
   const tuned = await timed(async () => deps.vectors.finishBulkLoad?.());
   return { tunedMs: tuned.ms, defaultMs: baseline.ms };
-}
-
-/** Stores synthetic records until the store holds `target` chunks (give or take one record's). */
-async function grow(deps: SearchDeps, g: Grown, target: number): Promise<void> {
-  while (g.chunks < target) {
-    const records = g.corpus.records(g.corpus.add({ term: TERM, count: 500, ...SPAN }));
-    const kept = [];
-    for (const a of parseEFetch(articleSetXml(records))) {
-      if (g.chunks >= target) break;
-      kept.push(a);
-      g.titles.push(a.title);
-      g.chunks += chunkArticle(a).length;
-    }
-    const docs = kept.map((a) => documentInputFromArticle(a, NOW));
-    await upsertDocuments(deps.store.db, docs);
-    await indexDocuments(
-      deps,
-      docs.map((d) => d.pmid),
-    );
-  }
-}
-
-/** Short keyword queries: three title words of random stored records (deterministic). */
-function queries(titles: string[], n: number): string[] {
-  const out: string[] = [];
-  let state = 12345;
-  const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
-  while (out.length < n) {
-    const words = (titles[Math.floor(next() * titles.length)] ?? "")
-      .split(/[^A-Za-z-]+/)
-      .filter((w) => w.length >= 4);
-    const start = Math.floor(next() * Math.max(1, words.length - 2));
-    const q = words.slice(start, start + 3).join(" ");
-    if (q) out.push(q);
-  }
-  return out;
 }
 
 interface Pass {
@@ -134,12 +83,7 @@ export async function searchSection(opts: BenchOptions): Promise<SectionResult> 
     const embedder = new HashEmbedder();
     await vectors.ensure(embedder.dimension);
     const deps: SearchDeps = { store, vectors, embedder };
-    const corpus = createSynthCorpus({
-      seed: 9,
-      now: NOW,
-      terms: [{ term: TERM, count: 0, ...SPAN }],
-    });
-    const grown: Grown = { corpus, titles: [], chunks: 0 };
+    const grown = synthGrowth(9, TERM);
     const p50single: number[][] = [];
     for (const target of sizes) {
       const build = await timed(() => grow(deps, grown, target));
@@ -147,7 +91,7 @@ export async function searchSection(opts: BenchOptions): Promise<SectionResult> 
       const hnsw = await buildHnsw(deps);
       const k = `search.${target}`;
       const n = `${target.toLocaleString("en-US")} chunks`;
-      const qs = queries(grown.titles, nq);
+      const qs = titleQueries(grown.titles, nq, 12345);
       await store.maintain({ checkpoint: true, analyze: true }); // as a sync leaves the store
       await pass(deps, qs.slice(0, 10), 1); // warm-up: caches, JIT, first HNSW pages
       out.notes.push(

@@ -4,18 +4,13 @@
  */
 import { sql } from "kysely";
 import { packPostings, type LexicalRow } from "./lexical-index.js";
+import { payloadFromRow, type PayloadRow } from "./payload-row.js";
 import type { ChunkPoint, Hit } from "./vector-store.js";
 
-export interface HitRow {
+export interface HitRow extends PayloadRow {
   id: string;
   pmid: string;
   score: number | string;
-  title: string;
-  text: string;
-  quality: number;
-  retracted: boolean;
-  pdat_year: number | null;
-  version: number;
 }
 
 export const PAYLOAD_COLUMNS = sql`v.title, v.text, v.quality, v.retracted, v.pdat_year, v.version`;
@@ -25,14 +20,7 @@ export function toHits(rows: HitRow[]): Hit[] {
     id: r.id,
     pmid: r.pmid,
     score: Number(r.score),
-    payload: {
-      title: r.title,
-      text: r.text,
-      quality: r.quality,
-      retracted: r.retracted,
-      pdatYear: r.pdat_year,
-      version: r.version,
-    },
+    payload: payloadFromRow(r),
   }));
 }
 

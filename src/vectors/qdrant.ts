@@ -11,8 +11,9 @@
 import { QdrantClient, QdrantClientTimeoutError, type Schemas } from "@qdrant/js-client-rest";
 import type { SparseVector } from "../corpus/bm25.js";
 import { AppError, VectorStoreError, isAbort } from "../errors.js";
+import { payloadFromRow, payloadToRow, type PayloadRow } from "./payload-row.js";
 import { checkDenseQuery, checkPoints, checkSparseQuery } from "./points.js";
-import type { ChunkPayload, ChunkPoint, Hit, SearchOptions, VectorStore } from "./vector-store.js";
+import type { ChunkPoint, Hit, SearchOptions, VectorStore } from "./vector-store.js";
 
 export const DENSE_VECTOR = "dense";
 export const SPARSE_VECTOR = "bm25";
@@ -26,15 +27,9 @@ export interface QdrantOptions {
   timeoutMs?: number;
 }
 
-interface StoredPayload {
+interface StoredPayload extends PayloadRow {
   pmid: string;
   chunk_id: string;
-  title: string;
-  text: string;
-  quality: number;
-  retracted: boolean;
-  pdat_year: number | null;
-  version: number;
 }
 
 export class QdrantVectorStore implements VectorStore {
@@ -189,7 +184,12 @@ export class QdrantVectorStore implements VectorStore {
     );
     return res.points.map((p) => {
       const stored = (p.payload ?? {}) as unknown as StoredPayload;
-      return { id: String(p.id), pmid: stored.pmid, score: p.score, payload: fromStored(stored) };
+      return {
+        id: String(p.id),
+        pmid: stored.pmid,
+        score: p.score,
+        payload: payloadFromRow(stored),
+      };
     });
   }
 
@@ -282,25 +282,5 @@ function layoutProblem(info: Schemas["CollectionInfo"], dimension: number): stri
 }
 
 function toStored(p: ChunkPoint): StoredPayload {
-  return {
-    pmid: p.pmid,
-    chunk_id: p.chunkId,
-    title: p.payload.title,
-    text: p.payload.text,
-    quality: p.payload.quality,
-    retracted: p.payload.retracted,
-    pdat_year: p.payload.pdatYear,
-    version: p.payload.version,
-  };
-}
-
-function fromStored(s: StoredPayload): ChunkPayload {
-  return {
-    title: s.title,
-    text: s.text,
-    quality: s.quality,
-    retracted: s.retracted,
-    pdatYear: s.pdat_year,
-    version: s.version,
-  };
+  return { pmid: p.pmid, chunk_id: p.chunkId, ...payloadToRow(p.payload) };
 }
