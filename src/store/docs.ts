@@ -263,22 +263,26 @@ export async function markIndexed(
 ): Promise<number> {
   const byVersion = new Map<number, string[]>();
   for (const { pmid, version } of items) {
-    byVersion.set(version, [...(byVersion.get(version) ?? []), pmid]);
+    const pmids = byVersion.get(version);
+    if (pmids) pmids.push(pmid);
+    else byVersion.set(version, [pmid]);
   }
+  const mark = async (trx: Db): Promise<number> => {
+    let marked = 0;
+    for (const [version, pmids] of byVersion) {
+      const r = await trx
+        .updateTable("documents")
+        .set({ indexed_version: version })
+        .where("pmid", "in", pmids)
+        .where("version", "=", version)
+        .executeTakeFirst();
+      marked += Number(r.numUpdatedRows);
+    }
+    return marked;
+  };
+  // One statement (a sync's batch: all versions alike) is atomic by itself: no begin/commit.
   return storeCall("marking documents indexed", () =>
-    inTransaction(db, async (trx) => {
-      let marked = 0;
-      for (const [version, pmids] of byVersion) {
-        const r = await trx
-          .updateTable("documents")
-          .set({ indexed_version: version })
-          .where("pmid", "in", pmids)
-          .where("version", "=", version)
-          .executeTakeFirst();
-        marked += Number(r.numUpdatedRows);
-      }
-      return marked;
-    }),
+    byVersion.size === 1 ? mark(db) : inTransaction(db, mark),
   );
 }
 

@@ -109,6 +109,9 @@ export class PgVectorStore implements VectorStore {
   async deletePmids(pmids: string[]): Promise<void> {
     if (pmids.length === 0) return;
     await this.#ready();
+    // A first sync deletes nothing: one indexed read instead of a generation's four round trips.
+    // Finding no row is the same as a delete that changed nothing, committed at that read.
+    if (!(await this.#call("delete chunk vectors", () => anyRowOf(this.db, pmids)))) return;
     // The rows, their tombstones and N change together or not at all.
     const { gen, ids } = await this.#call("delete chunk vectors", () =>
       this.db.transaction().execute(async (trx) => {
@@ -288,4 +291,11 @@ export class PgVectorStore implements VectorStore {
       );
     }
   }
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- only its own tables
+async function anyRowOf(db: Kysely<any>, pmids: string[]): Promise<boolean> {
+  const { rows } = await sql<{ found: boolean }>`select exists (select 1 from chunk_vectors
+    where pmid = any(${pmids}::text[])) as found`.execute(db);
+  return rows[0]?.found === true;
 }
