@@ -122,6 +122,23 @@ describe("LexicalIndex", () => {
     },
   );
 
+  it("breaks score ties by chunk id, also where the limit cuts through them", () => {
+    const postings = packPostings({ indices: [5, 9], values: [1, 0.5] });
+    // Ids inserted in scrambled order; every chunk scores the same on term 5.
+    const ids = [7, 2, 9, 0, 4, 8, 1, 6, 3, 5].map(
+      (n) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
+    );
+    const index = LexicalIndex.build(
+      ids.map((id, i) => ({ id, pmid: String(i), retracted: false, quality: 0, postings })),
+    );
+    const sorted = [...ids].sort();
+    for (const limit of [1, 4, 10, 20]) {
+      const got = index.search({ indices: [5], values: [1] }, limit, true);
+      expect(got.map((h) => h.id)).toEqual(sorted.slice(0, limit));
+      expect(new Set(got.map((h) => h.score)).size).toBe(got.length > 0 ? 1 : 0);
+    }
+  });
+
   it("returns nothing for unknown terms and an empty index", () => {
     const index = new LexicalIndex();
     expect(index.search({ indices: [7], values: [1] }, 10, true)).toEqual([]);

@@ -52,15 +52,17 @@ async function expectIndexOf(store: PgVectorStore, chunks: TestChunk[]): Promise
   }
 }
 
-function replicaSuite(open: () => Promise<DbHandle>) {
+function replicaSuite(open: () => Promise<DbHandle>, exclusive = false) {
+  // Adapters of one exclusive store share its commit count (Store.localWrites).
+  const localWrites = exclusive ? { gen: 0, resets: 0 } : undefined;
   let handle: DbHandle;
   let a: PgVectorStore;
   let b: PgVectorStore;
 
   beforeAll(async () => {
     handle = await open();
-    a = new PgVectorStore(handle.db, handle.hasPgvector);
-    b = new PgVectorStore(handle.db, handle.hasPgvector);
+    a = new PgVectorStore(handle.db, handle.hasPgvector, localWrites);
+    b = new PgVectorStore(handle.db, handle.hasPgvector, localWrites);
     await a.ensure(DIMENSION);
     await b.ensure(DIMENSION);
   });
@@ -118,4 +120,51 @@ function replicaSuite(open: () => Promise<DbHandle>) {
 }
 
 describe("lexical index across replicas [pglite]", () => replicaSuite(openPglite));
+// Two adapters of one exclusive store (the embedded store's path): no stats read when nothing
+// was committed since, and still each other's writes before the next query.
+describe("lexical index across adapters of an exclusive store [pglite]", () =>
+  replicaSuite(openPglite, true));
+
+describe("exclusive store: the generation check without a round trip [pglite]", () => {
+  let handle: DbHandle;
+  beforeAll(async () => {
+    handle = await openPglite();
+  });
+  afterAll(async () => {
+    await handle.close();
+  });
+
+  it("reads chunk_stats only when a write was committed since its last read", async () => {
+    let statsReads = 0;
+    const counted = handle.db.withPlugin({
+      transformQuery: (args) => {
+        const node = args.node as { kind: string; sqlFragments?: readonly string[] };
+        if (node.kind === "RawNode" && node.sqlFragments?.join("?").includes("from chunk_stats"))
+          statsReads++;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const localWrites = { gen: 0, resets: 0 };
+    const mine = new PgVectorStore(counted, handle.hasPgvector, localWrites);
+    const other = new PgVectorStore(handle.db, handle.hasPgvector, localWrites);
+    const shared = new PgVectorStore(counted, handle.hasPgvector);
+    await mine.ensure(DIMENSION);
+    await other.ensure(DIMENSION);
+    await mine.upsert(points(ofPmids("1001", "1002")));
+    await expectIndexOf(mine, ofPmids("1001", "1002"));
+    const afterFirst = statsReads;
+    await expectIndexOf(mine, ofPmids("1001", "1002"));
+    expect(statsReads).toBe(afterFirst);
+    // Another adapter's commit to the same store: the next query reads, and sees it.
+    await other.upsert(points(ofPmids("1003")));
+    await expectIndexOf(mine, ofPmids("1001", "1002", "1003"));
+    expect(statsReads).toBeGreaterThan(afterFirst);
+    // Without the exclusive flag (PostgreSQL) every query checks.
+    const before = statsReads;
+    await search(shared, "statin");
+    await search(shared, "statin");
+    expect(statsReads - before).toBeGreaterThanOrEqual(2);
+  });
+});
 describePostgres("lexical index across replicas [postgres]", () => replicaSuite(openPostgres));

@@ -21,6 +21,12 @@ export interface Store {
   kind: "postgres" | "pglite";
   /** The pgvector extension is loaded in this database (always on PGlite unless disabled). */
   hasPgvector: boolean;
+  /**
+   * PGlite only (one process holds the data directory, so every writer is in it): the commits of
+   * the chunk tables counted in memory by the pgvector adapters on this store, so a search knows
+   * whether its index is behind without a round trip (vectors/pgvector-lexical.ts).
+   */
+  localWrites?: { gen: number; resets: number };
   /** A cheap round trip, for readiness probes. Throws StoreError when the database is unusable. */
   ping(): Promise<void>;
   /**
@@ -171,6 +177,7 @@ function makeStore(
     db,
     kind,
     hasPgvector,
+    ...(kind === "pglite" ? { localWrites: { gen: 0, resets: 0 } } : {}),
     ping: () =>
       storeCall("checking the connection", async () => void (await sql`select 1`.execute(db))),
     maintain: (what) =>

@@ -6,6 +6,7 @@ import type { Kysely } from "kysely";
 import type { Config } from "../config.js";
 import { VectorStoreError } from "../errors.js";
 import { log } from "../log.js";
+import type { LocalWrites } from "./pgvector-lexical.js";
 import { PgVectorStore } from "./pgvector.js";
 import { QdrantVectorStore } from "./qdrant.js";
 import type { VectorStore } from "./vector-store.js";
@@ -18,6 +19,8 @@ export { QdrantVectorStore } from "./qdrant.js";
 export interface VectorHost {
   db: Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- any store schema
   hasPgvector: boolean;
+  /** Set where this process is the database's one writer (PGlite): see Store.localWrites. */
+  localWrites?: LocalWrites;
 }
 
 export function createVectorStore(
@@ -39,5 +42,5 @@ export function createVectorStore(
       "the pgvector extension is not installed in this database: dense search falls back to exact brute force (fine for small corpora; install pgvector or use Qdrant for large ones)",
     );
   }
-  return new PgVectorStore(host.db, host.hasPgvector);
+  return new PgVectorStore(host.db, host.hasPgvector, host.localWrites);
 }

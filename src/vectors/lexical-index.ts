@@ -79,6 +79,8 @@ export class LexicalIndex {
   #livePostings = 0;
   /** Per-query accumulator, reused (scores are reset through `touched`). */
   #scores = new Float64Array(0);
+  /** Per-query list of the slots with a score, reused alongside `#scores`. */
+  #touched = new Int32Array(0);
 
   /** Chunks searchable now (BM25's N). */
   get size(): number {
@@ -88,7 +90,14 @@ export class LexicalIndex {
   /** Bytes held by the typed arrays (what grows with the corpus). */
   get bytes(): number {
     const b = this.#block;
-    const perSlot = [this.#retracted, this.#quality, this.#alive, this.#counts, this.#scores];
+    const perSlot = [
+      this.#retracted,
+      this.#quality,
+      this.#alive,
+      this.#counts,
+      this.#scores,
+      this.#touched,
+    ];
     return (
       b.starts.byteLength +
       b.slots.byteLength +
@@ -153,31 +162,39 @@ export class LexicalIndex {
 
   search(query: SparseVector, limit: number, excludeRetracted: boolean): LexicalHit[] {
     const n = this.size;
-    if (this.#scores.length < this.#ids.length) this.#scores = new Float64Array(this.#ids.length);
+    if (this.#scores.length < this.#ids.length) {
+      this.#scores = new Float64Array(this.#ids.length);
+      this.#touched = new Int32Array(this.#ids.length);
+    }
     const scores = this.#scores;
-    const touched: number[] = [];
-    query.indices.forEach((term, k) => {
-      const runs = this.#runs(term | 0);
+    const touched = this.#touched;
+    const alive = this.#alive;
+    let nTouched = 0;
+    for (let k = 0; k < query.indices.length; k++) {
+      const runs = this.#runs(query.indices[k]! | 0);
       let df = 0;
       for (const [slots, , from, to] of runs) {
         // With no dead slot every posting is live: df is the runs' length.
         if (this.#deadPostings === 0) df += to - from;
-        else for (let i = from; i < to; i++) df += this.#alive[slots[i]!]!;
+        else for (let i = from; i < to; i++) df += alive[slots[i]!]!;
       }
-      if (df === 0) return;
+      if (df === 0) continue;
       const w = query.values[k]! * idf(n, df);
       for (const [slots, weights, from, to] of runs) {
         for (let i = from; i < to; i++) {
           const slot = slots[i]!;
-          if (!this.#alive[slot]) continue;
-          if (scores[slot] === 0) touched.push(slot);
-          scores[slot] = scores[slot]! + w * weights[i]!;
+          if (!alive[slot]) continue;
+          const before = scores[slot]!;
+          if (before === 0) touched[nTouched++] = slot;
+          scores[slot] = before + w * weights[i]!;
         }
       }
-    });
+    }
     const top = new TopK(limit, this.#ids);
-    for (const slot of touched) {
-      if (!(excludeRetracted && this.#retracted[slot])) top.offer(slot, scores[slot]!);
+    const retracted = this.#retracted;
+    for (let i = 0; i < nTouched; i++) {
+      const slot = touched[i]!;
+      if (!(excludeRetracted && retracted[slot])) top.offer(slot, scores[slot]!);
       scores[slot] = 0;
     }
     return top.sorted().map(([slot, score]) => ({

@@ -14,6 +14,10 @@
  * Guarantee: a query sees every write committed before it started, from any process — the same
  * read-committed view the SQL scoring gave. A process's own writes are applied in place when no
  * other writer came between (no re-read).
+ *
+ * On an exclusive store (PGlite: one process holds the data directory) every writer is in this
+ * process, so the adapters of the store count its commits in one shared `LocalWrites` and a query
+ * that is not behind them skips the `chunk_stats` read.
  */
 import { sql, type Kysely } from "kysely";
 import type { SparseVector } from "../corpus/bm25.js";
@@ -40,12 +44,28 @@ interface Row {
   postings: Uint8Array | null;
 }
 
+/** What was committed to an exclusive store by all its adapters (Store.localWrites). */
+export interface LocalWrites {
+  gen: number;
+  /** Table recreations (reset), which change the epoch. */
+  resets: number;
+}
+
 export class LexicalMirror {
   #index: LexicalIndex | undefined;
   #at: Stats | undefined;
   #refreshing: Promise<void> | undefined;
+  readonly #local: LocalWrites | undefined;
+  /** `#local.resets` when `#at` was read. */
+  #resetsSeen = -1;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** Given only where this process is the one writer of the tables (see the header). */
+    local?: LocalWrites,
+  ) {
+    this.#local = local;
+  }
 
   /** Bumps the generation inside the caller's write transaction; returns it. */
   static async nextGeneration(trx: Db): Promise<number> {
@@ -62,6 +82,11 @@ export class LexicalMirror {
 
   /** The index as of the latest committed write (refreshing it first when it is behind). */
   async current(): Promise<LexicalIndex> {
+    const local = this.#local;
+    if (local && this.#index && this.#at && !this.#refreshing) {
+      if (this.#resetsSeen === local.resets && this.#at.gen >= local.gen) return this.#index;
+    }
+    if (local) this.#resetsSeen = local.resets;
     const stats = await readStats(this.db);
     while (!this.#index || !this.#at || this.#behind(stats)) {
       this.#refreshing ??= this.#refresh().finally(() => (this.#refreshing = undefined));
@@ -75,6 +100,7 @@ export class LexicalMirror {
    * gen − 1 (no other writer between); otherwise the next query re-reads.
    */
   committed(gen: number, rows: readonly LexicalRow[], removedIds: readonly string[]): void {
+    if (this.#local) this.#local.gen = Math.max(this.#local.gen, gen);
     if (!this.#index || !this.#at || this.#refreshing || this.#at.gen !== gen - 1) return;
     this.#index.apply(rows, removedIds);
     this.#at = { ...this.#at, gen };
@@ -82,6 +108,7 @@ export class LexicalMirror {
 
   /** Forgets the index (the tables were dropped). */
   reset(): void {
+    if (this.#local) this.#local.resets++;
     this.#index = undefined;
     this.#at = undefined;
   }

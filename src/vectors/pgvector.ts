@@ -17,7 +17,7 @@ import type { SparseVector } from "../corpus/bm25.js";
 import { AppError, VectorStoreError, isAbort } from "../errors.js";
 import { log } from "../log.js";
 import { checkDenseQuery, checkPoints, checkSparseQuery } from "./points.js";
-import { LexicalMirror, TOMBSTONE_GENERATIONS } from "./pgvector-lexical.js";
+import { LexicalMirror, TOMBSTONE_GENERATIONS, type LocalWrites } from "./pgvector-lexical.js";
 import { createTables, dropTables } from "./pgvector-schema.js";
 import { PAYLOAD_COLUMNS, lexicalRow, toHits, type HitRow } from "./pgvector-rows.js";
 import { embeddingLiteral, writeSlice, type Storage } from "./pgvector-write.js";
@@ -46,8 +46,10 @@ export class PgVectorStore implements VectorStore {
   constructor(
     private readonly db: Kysely<any>, // eslint-disable-line @typescript-eslint/no-explicit-any -- only its own tables, not the store's schema
     private readonly hasPgvector: boolean,
+    /** The store's commit count where this process is its one writer (PGlite): see Store. */
+    localWrites?: LocalWrites,
   ) {
-    this.#lexical = new LexicalMirror(db);
+    this.#lexical = new LexicalMirror(db, localWrites);
   }
 
   /** Bytes of the in-memory BM25 index's typed arrays, once loaded (diagnostics, bench). */
