@@ -31,6 +31,7 @@ import { qualitySection } from "./sections/quality.js";
 import { rateSection } from "./sections/rate.js";
 import { searchSection } from "./sections/search.js";
 import { startupSection } from "./sections/startup.js";
+import { storeOpenSection } from "./sections/store-open.js";
 import { syncSection } from "./sections/sync.js";
 
 const SECTIONS = {
@@ -42,6 +43,7 @@ const SECTIONS = {
   quality: async (o: BenchOptions) => (await qualitySection(o)).section,
   faults: faultsSection,
   startup: startupSection,
+  open: storeOpenSection,
   rate: rateSection,
   loop: loopSection,
 } satisfies Record<string, (o: BenchOptions) => Promise<SectionResult>>;
