@@ -64,6 +64,7 @@ describe("npm run bench", () => {
       "quality",
       "faults",
       "startup",
+      "open",
       "loop",
     ]);
     const keys: string[] = [];
@@ -95,6 +96,10 @@ describe("npm run bench", () => {
       "startup.current.idle_rss_mb",
       "startup.current_vs_bare.initialize",
       "startup.current_cold_vs_bare.cpu",
+      "open.template.cpu_ms",
+      "open.initdb.peak_rss_mb",
+      "lexical.300.server.concurrency_scaling",
+      "loop.idle.loop_delay_p99_ms",
     ]) {
       expect(keys).toContain(key);
     }
