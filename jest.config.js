@@ -17,6 +17,9 @@ export default {
   },
   testMatch: ["<rootDir>/__tests__/**/*.test.ts"],
   setupFilesAfterEnv: ["<rootDir>/__tests__/helpers/quiet-logs.ts"],
+  // The servers under test write their rebuildable files to a temporary cache, not ~/.cache.
+  globalSetup: "<rootDir>/__tests__/helpers/global-setup.ts",
+  globalTeardown: "<rootDir>/__tests__/helpers/global-teardown.ts",
   // Generous: on the 2-core machine beside other work, hooks that open stores or spawn servers
   // take several times what they take alone. Tests never assert durations (npm run bench does).
   testTimeout: 120_000,

@@ -35,6 +35,8 @@ export function testEnv(fake: FakeEutils, dataDir: string, env: Record<string, s
     NCBI_DEADLINE_MS: "20000",
     PUBMED_MCP_DATA_DIR: dataDir,
     LOG_LEVEL: "error",
+    // The run's temporary cache (global-setup.ts), where a server saves its store template.
+    ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}),
     ...env,
   };
 }
