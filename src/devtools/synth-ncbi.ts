@@ -18,7 +18,7 @@ import {
   esearchXml,
   esummaryXml,
 } from "./synth-replies.js";
-import { articleSetXml } from "./synth-xml.js";
+import { articleSetOf, articleSetXml } from "./synth-xml.js";
 import { type SynthCorpus, createSynthCorpus } from "./synth.js";
 
 export interface SynthRequest {
@@ -46,7 +46,16 @@ function int(raw: string | undefined, fallback: number): number {
   return raw !== undefined && /^\d+$/.test(raw.trim()) ? Number(raw) : fallback;
 }
 
-export function synthHandler(corpus: SynthCorpus): (req: SynthRequest) => SynthReply | undefined {
+export interface SynthHandlerOptions {
+  /** A record's `<PubmedArticle>` rendered in advance (a benchmark's stand-in answers EFetch
+   * from these, so its replies cost what NCBI's do, not the generator's time); undefined: render. */
+  renderedArticle?: (pmid: string) => string | undefined;
+}
+
+export function synthHandler(
+  corpus: SynthCorpus,
+  opts: SynthHandlerOptions = {},
+): (req: SynthRequest) => SynthReply | undefined {
   const history = new SynthHistory(corpus.seed);
   const citations = new CitationIndex(corpus);
   const now = corpus.now.getTime();
@@ -137,10 +146,11 @@ export function synthHandler(corpus: SynthCorpus): (req: SynthRequest) => SynthR
           .map((id) => `${id}\n`)
           .join(""),
       );
-    const records = corpus.records(ids);
     if (rettype === "medline" || (p.retmode ?? "").toLowerCase() === "text")
-      return text(medlineText(records));
-    return xml(articleSetXml(records));
+      return text(medlineText(corpus.records(ids)));
+    const rendered = opts.renderedArticle;
+    if (rendered) return xml(articleSetOf(ids.flatMap((id) => rendered(id) ?? [])));
+    return xml(articleSetXml(corpus.records(ids)));
   };
 
   const esummary = (p: Record<string, string>): SynthReply => {

@@ -1,14 +1,18 @@
 /**
  * The synthetic NCBI behind a real HTTP server on loopback, for the offline demo and benchmarks
  * (tests use __tests__/helpers/fake-eutils.ts, which adds fault injection). Optional latency and
- * a request ceiling imitate NCBI: over `maxRps` requests in a sliding second get HTTP 429 with
- * NCBI's rate-limit body. The literature services (PMC ID Converter, Europe PMC, Unpaywall,
+ * a request ceiling imitate NCBI: a reply leaves `latencyMs` after its request arrived (or once
+ * made, if that takes longer), and over `maxRps` requests in a sliding second get HTTP 429 with
+ * NCBI's rate-limit body. `prerender` renders every record's EFetch XML before the server listens,
+ * so a benchmark's EFetch replies take the latency it set rather than the generator's CPU time
+ * (only for a corpus not revised while served). The literature services (PMC ID Converter, Europe PMC, Unpaywall,
  * PubTator) are served on the same port under their own paths; `env` points the server at them.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SYNTH_BASES, synthLiterature } from "./synth-literature.js";
 import { synthHandler } from "./synth-ncbi.js";
+import { articleXml } from "./synth-xml.js";
 import type { SynthCorpus } from "./synth.js";
 
 export interface SynthServer {
@@ -24,9 +28,15 @@ export interface SynthServer {
 
 export async function startSynthServer(
   corpus: SynthCorpus,
-  opts: { host?: string; port?: number; latencyMs?: number; maxRps?: number } = {},
+  opts: {
+    host?: string;
+    port?: number;
+    latencyMs?: number;
+    maxRps?: number;
+    prerender?: boolean;
+  } = {},
 ): Promise<SynthServer> {
-  const handle = synthHandler(corpus);
+  const handle = synthHandler(corpus, opts.prerender ? { renderedArticle: prerender(corpus) } : {});
   const literature = synthLiterature(corpus);
   const starts: number[] = [];
   const state = { requests: 0, refused: 0 };
@@ -63,10 +73,14 @@ export async function startSynthServer(
             contentType: "text/plain",
           });
       if (limited) state.refused++;
-      setTimeout(() => {
-        res.writeHead(reply.status ?? 200, { "Content-Type": reply.contentType ?? "text/xml" });
-        res.end(reply.body);
-      }, opts.latencyMs ?? 0);
+      const made = Date.now() - now;
+      setTimeout(
+        () => {
+          res.writeHead(reply.status ?? 200, { "Content-Type": reply.contentType ?? "text/xml" });
+          res.end(reply.body);
+        },
+        Math.max(0, (opts.latencyMs ?? 0) - made),
+      );
     });
   });
   await new Promise<void>((resolve) =>
@@ -92,5 +106,14 @@ export async function startSynthServer(
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+function prerender(corpus: SynthCorpus): (pmid: string) => string | undefined {
+  const rendered: string[] = [];
+  for (let i = 0; i < corpus.size; i++) rendered.push(articleXml(corpus.recordAt(i)));
+  return (pmid) => {
+    const index = corpus.indexOf(pmid);
+    return index === undefined ? undefined : rendered[index];
   };
 }

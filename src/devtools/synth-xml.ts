@@ -205,8 +205,13 @@ export function articleXml(record: SynthRecord): string {
  * against the DTD, which wants one or more articles, but what arrives).
  */
 export function articleSetXml(records: Iterable<SynthRecord>): string {
-  const parts = ['<?xml version="1.0" ?>\n', PUBMED_DOCTYPE, "\n<PubmedArticleSet>\n"];
-  for (const r of records) parts.push(articleXml(r));
-  parts.push("</PubmedArticleSet>");
-  return parts.join("");
+  const articles: string[] = [];
+  for (const r of records) articles.push(articleXml(r));
+  return articleSetOf(articles);
+}
+
+/** An EFetch reply around `<PubmedArticle>` elements already rendered (see articleXml). */
+export function articleSetOf(articles: readonly string[]): string {
+  const head = `<?xml version="1.0" ?>\n${PUBMED_DOCTYPE}\n<PubmedArticleSet>\n`;
+  return `${head}${articles.join("")}</PubmedArticleSet>`;
 }
