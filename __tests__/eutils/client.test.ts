@@ -75,12 +75,16 @@ describe("rate ceiling", () => {
     expect(replies.every((r) => r.body === OK)).toBe(true);
     expect(wire.times).toHaveLength(n);
     expect(maxInWindow(wire.times, 1000)).toBe(maxRps);
-    // Warm: on pooled connections the fake's own clock is steady enough to judge. (On fresh ones
-    // its accept path, sharing this event loop, can lag by 100+ ms on a loaded machine.)
+    // Warm, on pooled connections: judged on the wire too. The fake stamps arrivals on this same
+    // event loop, so on a loaded machine a late tick bunches them (once 11 in a second at 10/s,
+    // bench/README §8); the ceiling at a server in its own process is rate-ceiling.test.ts's.
     fake.reset();
+    const warm = watchWire();
     await burst();
+    warm.stop();
     expect(fake.requests).toHaveLength(n);
-    expect(fake.maxInAnyWindow(1000)).toBe(maxRps);
+    expect(warm.times).toHaveLength(n);
+    expect(maxInWindow(warm.times, 1000)).toBe(maxRps);
     expect(c.info()).toMatchObject({ requestsStarted: 2 * n, queueSize: 0, pending: 0, maxRps });
   });
 });
