@@ -261,6 +261,26 @@ if (!reachable)
     }
   });
 
+  it("loads the dense leg's native index (usearch's prebuild, install scripts skipped) in both", async () => {
+    // What a hash or Cohere corpus loads on its first dense search: the compiled module, from
+    // the installed tree, building and searching a graph.
+    const probe = (module: string) => `
+      const { DenseIndex } = await import(${JSON.stringify(module)});
+      const index = await DenseIndex.create(3);
+      const row = (id, vector) => ({ id, pmid: id, retracted: false, quality: 1, vector: Float32Array.from(vector) });
+      index.apply([row("a", [1, 0, 0]), row("b", [0, 1, 0])], []);
+      console.log(JSON.stringify(index.search(Float32Array.from([0.1, 1, 0]), 1, true)));`;
+    for (const module of [
+      join(app, "node_modules", "pubmed-mcp", "dist", "vectors", "dense-index.js"),
+      join(image, "dist", "vectors", "dense-index.js"),
+    ]) {
+      const { stdout } = await run(process.execPath, ["--input-type=module", "-e", probe(module)]);
+      expect(JSON.parse(stdout)).toEqual([
+        { id: "b", pmid: "b", score: expect.closeTo(0.995, 3), quality: 1 },
+      ]);
+    }
+  });
+
   it("its pubmed-mcp command serves stdio: initialize, tools/list, tools/call", async () => {
     const client = new Client({ name: "prod-stdio", version: "1.0.0" });
     const transport = new StdioClientTransport({

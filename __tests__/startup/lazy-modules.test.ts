@@ -29,6 +29,7 @@ const DEFERRED = {
   "@qdrant": /\/node_modules\/@qdrant\//,
   "mcp-proxy": /^file:.*\/node_modules\/mcp-proxy\//,
   xml2js: /\/node_modules\/xml2js\//,
+  usearch: /\/node_modules\/usearch\//,
 };
 
 const ESEARCH_COUNT = `<?xml version="1.0"?><eSearchResult><Count>42</Count></eSearchResult>`;
@@ -143,7 +144,7 @@ describe("stdio start-up", () => {
     });
     // The recorder hooks this thread only (the worker starts without it).
     expect(
-      loadedOf(urls).filter((p) => ["@electric-sql/pglite", "kysely", "pg"].includes(p)),
+      loadedOf(urls).filter((p) => ["@electric-sql/pglite", "kysely", "pg", "usearch"].includes(p)),
     ).toEqual([]);
   }, 60_000);
 });

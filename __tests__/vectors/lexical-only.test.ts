@@ -43,7 +43,6 @@ describe("pgvector adapter, lexical only", () => {
     const { rows } = await sql<{ n: number }>`select count(embedding)::int as n
       from chunk_vectors`.execute(handle.db);
     expect(rows[0]?.n).toBe(0);
-    await store.finishBulkLoad!(); // nothing to build
     await expectBm25(store);
   });
 });

@@ -105,7 +105,8 @@ export async function ragSearch(deps: SearchDeps, input: RagSearchInput): Promis
   // A fixed depth, so a paper's score does not depend on top_k (normalisation sees the same
   // candidates), deep enough for 100 distinct papers when several chunks of one paper rank.
   const depth = LEG_DEPTH;
-  const opts = { excludeRetracted: true };
+  // Payloads are read for the winners only (below), where the store allows it.
+  const opts = { excludeRetracted: true, withPayload: false };
   const [dense, lexical] = await Promise.all([
     legs === "lexical"
       ? []
@@ -114,11 +115,7 @@ export async function ragSearch(deps: SearchDeps, input: RagSearchInput): Promis
           .then((v) => deps.vectors.searchDense(v, depth, opts)),
     legs === "dense"
       ? []
-      : // Payloads are read for the winners only (below), where the store allows it.
-        deps.vectors.searchSparse(querySparseVector(tokenize(input.query)), depth, {
-          ...opts,
-          withPayload: false,
-        }),
+      : deps.vectors.searchSparse(querySparseVector(tokenize(input.query)), depth, opts),
   ]);
   const best = new Map<string, Candidate & { score: number }>();
   for (const c of fuse(

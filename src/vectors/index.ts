@@ -6,7 +6,7 @@ import type { Kysely } from "kysely";
 import type { Config } from "../config.js";
 import { VectorStoreError } from "../errors.js";
 import { log } from "../log.js";
-import type { LocalWrites } from "./pgvector-lexical.js";
+import type { LocalWrites } from "./table-mirror.js";
 import { PgVectorStore } from "./pgvector.js";
 import { QdrantVectorStore } from "./qdrant.js";
 import type { VectorStore } from "./vector-store.js";

@@ -1,183 +1,47 @@
 /**
- * The in-memory BM25 index of the pgvector adapter, kept equal to the tables across processes.
- *
- * Protocol (what makes replicas sharing one PostgreSQL consistent):
- * - every write transaction first bumps `chunk_stats.gen` (`update … returning gen`), which row-locks
- *   the one stats row until commit: writers are serialised, so generations commit in order and a
- *   reader that sees generation G sees every write ≤ G and none > G;
- * - a written chunk row carries its transaction's `gen`; a deleted one leaves a tombstone
- *   (`chunk_tombstones(gen, id)`), kept for TOMBSTONE_GENERATIONS generations;
- * - before each query the mirror reads `chunk_stats` (one primary-key row); when `gen` moved it
- *   reads, in one repeatable-read snapshot, the rows with a newer `gen` and the newer tombstones,
- *   and applies them. When tombstones it needs were pruned, or the tables were recreated (`epoch`
- *   changed: reindex), it reloads everything.
- * Guarantee: a query sees every write committed before it started, from any process — the same
- * read-committed view the SQL scoring gave. A process's own writes are applied in place when no
- * other writer came between (no re-read).
- *
- * On an exclusive store (PGlite: one process holds the data directory) every writer is in this
- * process, so the adapters of the store count its commits in one shared `LocalWrites` and a query
- * that is not behind them skips the `chunk_stats` read.
+ * The in-memory BM25 index of the pgvector adapter (lexical-index.ts), loaded from the postings
+ * each chunk row carries and kept equal to the tables by the generation protocol of
+ * table-mirror.ts.
  */
 import { sql, type Kysely } from "kysely";
 import type { SparseVector } from "../corpus/bm25.js";
 import { LexicalIndex, type LexicalHit, type LexicalRow } from "./lexical-index.js";
+import { TableMirror, type LocalWrites, type MirrorSource } from "./table-mirror.js";
 
-type Db = Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- only its own tables
+const LEXICAL: MirrorSource<LexicalRow, LexicalIndex> = {
+  columns: sql`id, pmid, retracted, quality, postings`,
+  toRow: (r) => ({
+    id: r.id as string,
+    pmid: r.pmid as string,
+    retracted: r.retracted as boolean,
+    quality: Number(r.quality),
+    postings: (r.postings as Uint8Array | null) ?? new Uint8Array(0),
+  }),
+  // LexicalIndex.build packs every row's postings in two passes: it needs them all at once.
+  async load() {
+    const all: LexicalRow[] = [];
+    return {
+      add: (rows) => {
+        for (const r of rows) all.push(r);
+      },
+      finish: () => LexicalIndex.build(all),
+    };
+  },
+  apply: (index, rows, removedIds) => index.apply(rows, removedIds),
+};
 
-/** Tombstones older than this many generations are pruned; a replica further behind reloads. */
-export const TOMBSTONE_GENERATIONS = 10_000;
-/** Rows per read while loading (bounds one reply; the packed rows are kept until the build). */
-const LOAD_PAGE = 5_000;
-
-interface Stats {
-  gen: number;
-  epoch: number;
-  pruned: number;
-}
-
-interface Row {
-  id: string;
-  pmid: string;
-  retracted: boolean;
-  quality: number;
-  postings: Uint8Array | null;
-}
-
-/** What was committed to an exclusive store by all its adapters (Store.localWrites). */
-export interface LocalWrites {
-  gen: number;
-  /** Table recreations (reset), which change the epoch. */
-  resets: number;
-}
-
-export class LexicalMirror {
-  #index: LexicalIndex | undefined;
-  #at: Stats | undefined;
-  #refreshing: Promise<void> | undefined;
-  readonly #local: LocalWrites | undefined;
-  /** `#local.resets` when `#at` was read. */
-  #resetsSeen = -1;
-
+export class LexicalMirror extends TableMirror<LexicalRow, LexicalIndex> {
   constructor(
-    private readonly db: Db,
-    /** Given only where this process is the one writer of the tables (see the header). */
+    db: Kysely<any>, // eslint-disable-line @typescript-eslint/no-explicit-any -- only its own tables
     local?: LocalWrites,
   ) {
-    this.#local = local;
-  }
-
-  /** Bumps the generation inside the caller's write transaction; returns it. */
-  static async nextGeneration(trx: Db): Promise<number> {
-    const { rows } = await sql<{
-      gen: string;
-    }>`update chunk_stats set gen = gen + 1 returning gen`.execute(trx);
-    return Number(rows[0]?.gen);
+    super(db, LEXICAL, local);
   }
 
   async search(query: SparseVector, limit: number, excludeRetracted: boolean) {
     const index = await this.current();
     return index.search(query, limit, excludeRetracted);
   }
-
-  /** The index as of the latest committed write (refreshing it first when it is behind). */
-  async current(): Promise<LexicalIndex> {
-    const local = this.#local;
-    if (local && this.#index && this.#at && !this.#refreshing) {
-      if (this.#resetsSeen === local.resets && this.#at.gen >= local.gen) return this.#index;
-    }
-    if (local) this.#resetsSeen = local.resets;
-    const stats = await readStats(this.db);
-    while (!this.#index || !this.#at || this.#behind(stats)) {
-      this.#refreshing ??= this.#refresh().finally(() => (this.#refreshing = undefined));
-      await this.#refreshing;
-    }
-    return this.#index;
-  }
-
-  /**
-   * After this process committed generation `gen`: apply its rows in place when the index was at
-   * gen − 1 (no other writer between); otherwise the next query re-reads.
-   */
-  committed(gen: number, rows: readonly LexicalRow[], removedIds: readonly string[]): void {
-    if (this.#local) this.#local.gen = Math.max(this.#local.gen, gen);
-    if (!this.#index || !this.#at || this.#refreshing || this.#at.gen !== gen - 1) return;
-    this.#index.apply(rows, removedIds);
-    this.#at = { ...this.#at, gen };
-  }
-
-  /** Forgets the index (the tables were dropped). */
-  reset(): void {
-    if (this.#local) this.#local.resets++;
-    this.#index = undefined;
-    this.#at = undefined;
-  }
-
-  get loaded(): LexicalIndex | undefined {
-    return this.#index;
-  }
-
-  #behind(stats: Stats): boolean {
-    return this.#at!.epoch !== stats.epoch || this.#at!.gen < stats.gen;
-  }
-
-  async #refresh(): Promise<void> {
-    const at = this.#at;
-    await this.db
-      .transaction()
-      .setIsolationLevel("repeatable read")
-      .execute(async (trx) => {
-        const stats = await readStats(trx);
-        if (at && at.epoch === stats.epoch && at.gen >= stats.pruned) {
-          if (at.gen >= stats.gen) return;
-          const { rows } = await sql<Row>`select id, pmid, retracted, quality, postings
-            from chunk_vectors where gen > ${at.gen}`.execute(trx);
-          const gone = await sql<{ id: string }>`select id from chunk_tombstones
-            where gen > ${at.gen}`.execute(trx);
-          // A process's own in-place update may have run meanwhile; the snapshot is newer or equal.
-          if (this.#at !== at) return;
-          this.#index!.apply(
-            rows.map(toLexicalRow),
-            gone.rows.map((r) => r.id),
-          );
-          this.#at = stats;
-          return;
-        }
-        // A cursor reads the table in its physical order, a page at a time, in this snapshot.
-        const all: LexicalRow[] = [];
-        await sql`declare lexical_load no scroll cursor for
-          select id, pmid, retracted, quality, postings from chunk_vectors`.execute(trx);
-        for (;;) {
-          const { rows } =
-            await sql<Row>`fetch ${sql.raw(String(LOAD_PAGE))} from lexical_load`.execute(trx);
-          for (const r of rows) all.push(toLexicalRow(r));
-          if (rows.length < LOAD_PAGE) break;
-        }
-        await sql`close lexical_load`.execute(trx);
-        this.#index = LexicalIndex.build(all);
-        this.#at = stats;
-      });
-  }
-}
-
-async function readStats(db: Db): Promise<Stats> {
-  const { rows } = await sql<{
-    gen: string;
-    epoch: number;
-    pruned: string;
-  }>`select gen, epoch, pruned_gen as pruned from chunk_stats`.execute(db);
-  const r = rows[0];
-  return { gen: Number(r?.gen ?? 0), epoch: Number(r?.epoch ?? 0), pruned: Number(r?.pruned ?? 0) };
-}
-
-function toLexicalRow(r: Row): LexicalRow {
-  return {
-    id: r.id,
-    pmid: r.pmid,
-    retracted: r.retracted,
-    quality: Number(r.quality),
-    postings: r.postings ?? new Uint8Array(0),
-  };
 }
 
 export type { LexicalHit };

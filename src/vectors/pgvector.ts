@@ -1,14 +1,16 @@
 /**
  * Chunk vectors in the metadata Postgres (PGlite or a server), in tables this adapter owns
- * (pgvector-schema.ts). `embedding` is vector(d) when the pgvector extension is loaded, with
- * cosine distance and an HNSW index built by finishBulkLoad(). Without it (the CI PostgreSQL 15
- * has none) it is real[] holding unit vectors, searched exactly by brute force in SQL — correct,
- * O(N·d) per query, meant for tests and small corpora. Lexical only (dimension 0) it stays null.
- *
- * BM25 is computed the way Qdrant does for `modifier: "idf"` (src/corpus/bm25.ts), in memory
- * (lexical-index.ts) over the postings each row carries, kept current across processes by the
- * generation protocol of pgvector-lexical.ts; only the payload of the best hits is read back, by
- * primary key. N is kept in chunk_stats, updated in the same transaction as every write.
+ * (pgvector-schema.ts). `embedding` is vector(d) when the pgvector extension is loaded, else
+ * real[] holding unit vectors (the CI PostgreSQL 15 has no pgvector); lexical only (dimension 0)
+ * it stays null. The rows are the source of truth; both legs are answered in memory:
+ * - dense: an HNSW graph in USearch (dense-index.ts, pgvector-dense.ts), loaded from the rows.
+ *   No pgvector index is built: searching HNSW inside WASM Postgres was slower, and its build
+ *   was most of a hash-embedding sync (bench/README.md, "dense leg");
+ * - BM25, computed the way Qdrant does for `modifier: "idf"` (src/corpus/bm25.ts), over the
+ *   postings each row carries (lexical-index.ts, pgvector-lexical.ts).
+ * Both are kept current across processes by the generation protocol of table-mirror.ts; only the
+ * payload of the best hits is read back, by primary key. N is kept in chunk_stats, updated in the
+ * same transaction as every write.
  * The SQL is written out with Kysely's `sql` tag: it is mostly array-parameter bulk writes,
  * which the query builder would only obscure.
  */
@@ -17,31 +19,27 @@ import type { SparseVector } from "../corpus/bm25.js";
 import { AppError, VectorStoreError, isAbort } from "../errors.js";
 import { log } from "../log.js";
 import { checkDenseQuery, checkPoints, checkSparseQuery } from "./points.js";
-import { LexicalMirror, TOMBSTONE_GENERATIONS, type LocalWrites } from "./pgvector-lexical.js";
+import { DenseMirror, denseRow } from "./pgvector-dense.js";
+import { LexicalMirror } from "./pgvector-lexical.js";
 import { createTables, dropTables } from "./pgvector-schema.js";
 import { PAYLOAD_COLUMNS, lexicalRow, toHits, type HitRow } from "./pgvector-rows.js";
-import { embeddingLiteral, writeSlice, type Storage } from "./pgvector-write.js";
+import { writeSlice, type Storage } from "./pgvector-write.js";
+import { TOMBSTONE_GENERATIONS, type LocalWrites } from "./table-mirror.js";
 import type { ChunkPayload, ChunkPoint, Hit, SearchOptions, VectorStore } from "./vector-store.js";
 
-/** HNSW on pgvector's `vector` type supports at most this many dimensions. */
-const HNSW_MAX_DIMENSIONS = 2000;
-/** Memory for one HNSW build; pgvector takes only what the graph needs, up to this. Half of
- * PGlite's 2 GB WebAssembly heap at most, so the embedded store can always grant it. */
-const HNSW_BUILD_MEMORY = "512MB";
 /** Rows per write statement: bounds statement size, not correctness (one transaction per call). */
 const WRITE_SLICE = 500;
 
 interface Layout {
   storage: Storage;
   dimension: number;
-  /** pgvector ≥ 0.8 can keep scanning HNSW until enough rows pass the retracted filter. */
-  iterativeScan: boolean;
 }
 
 export class PgVectorStore implements VectorStore {
   readonly kind = "pgvector" as const;
   #layout: Layout | undefined;
   readonly #lexical: LexicalMirror;
+  readonly #dense: DenseMirror;
 
   constructor(
     private readonly db: Kysely<any>, // eslint-disable-line @typescript-eslint/no-explicit-any -- only its own tables, not the store's schema
@@ -50,6 +48,12 @@ export class PgVectorStore implements VectorStore {
     localWrites?: LocalWrites,
   ) {
     this.#lexical = new LexicalMirror(db, localWrites);
+    this.#dense = new DenseMirror(db, localWrites);
+  }
+
+  /** Chunks in the in-memory dense index, once loaded (diagnostics, tests). */
+  get denseIndexSize(): number | undefined {
+    return this.#dense.loaded?.size;
   }
 
   /** Bytes of the in-memory BM25 index's typed arrays, once loaded (diagnostics, bench). */
@@ -63,6 +67,9 @@ export class PgVectorStore implements VectorStore {
         // Two processes starting at once must not race CREATE TABLE IF NOT EXISTS.
         await sql`select pg_advisory_xact_lock(hashtext('pubmed_mcp.chunk_vectors'))`.execute(trx);
         await createTables(trx, dimension, this.hasPgvector);
+        // Stores made before the dense leg moved into memory have one; nothing reads it now, and
+        // every write would keep paying to maintain it.
+        await sql`drop index if exists chunk_vectors_embedding_hnsw`.execute(trx);
       }),
     );
     const layout = await this.#loadLayout();
@@ -70,9 +77,6 @@ export class PgVectorStore implements VectorStore {
       throw new VectorStoreError(
         `The pgvector tables hold ${layout.dimension}-number vectors but the embedder makes ${dimension}; run \`pubmed-mcp reindex\` to rebuild them.`,
       );
-    }
-    if (layout.storage === "real[]" && this.hasPgvector && dimension > 0) {
-      log.info("chunk vectors are stored as real[] (made without pgvector); reindex to use HNSW");
     }
   }
 
@@ -85,6 +89,7 @@ export class PgVectorStore implements VectorStore {
     );
     this.#layout = undefined;
     this.#lexical.reset();
+    this.#dense.reset();
     await this.ensure(dimension);
   }
 
@@ -105,7 +110,8 @@ export class PgVectorStore implements VectorStore {
         return gen;
       }),
     );
-    this.#lexical.committed(gen, unique.map(lexicalRow), []);
+    this.#lexical.committed(gen, () => unique.map(lexicalRow), []);
+    this.#dense.committed(gen, () => unique.map(denseRow), []);
   }
 
   async deletePmids(pmids: string[]): Promise<void> {
@@ -133,7 +139,8 @@ export class PgVectorStore implements VectorStore {
         return { gen, ids: rows.map((r) => r.id) };
       }),
     );
-    this.#lexical.committed(gen, [], ids);
+    this.#lexical.committed(gen, () => [], ids);
+    this.#dense.committed(gen, () => [], ids);
   }
 
   async searchDense(vector: number[], limit: number, opts: SearchOptions = {}): Promise<Hit[]> {
@@ -144,34 +151,10 @@ export class PgVectorStore implements VectorStore {
       );
     }
     checkDenseQuery(vector, layout.dimension);
-    const where = opts.excludeRetracted ? sql`where not v.retracted` : sql``;
-    if (layout.storage === "real[]") {
-      const q = embeddingLiteral(vector, "real[]");
-      return this.#hits("search vectors", () =>
-        sql<HitRow>`select v.id, v.pmid,
-          (select sum(a::float8 * b) from unnest(v.embedding, ${q}::real[]) as t(a, b)) as score,
-          ${PAYLOAD_COLUMNS} from chunk_vectors v ${where}
-          order by score desc, v.id limit ${limit}`.execute(this.db),
-      );
-    }
-    const q = embeddingLiteral(vector, "vector");
-    return this.#hits("search vectors", () =>
-      this.db.transaction().execute(async (trx) => {
-        // Recall needs ef_search ≥ limit (pgvector caps it at 1000). No tie-break column in the
-        // ORDER BY: it would stop the planner from using the HNSW index.
-        // At ef_search 300 the planner prices the index above a sequential scan, which computes
-        // every distance instead (20,000 chunks: 330 ms against 12 ms): no sequential scan here.
-        const ef = Math.min(1000, Math.max(40, limit));
-        const iterative = layout.iterativeScan
-          ? sql`, set_config('hnsw.iterative_scan', 'strict_order', true)`
-          : sql``;
-        await sql`select set_config('hnsw.ef_search', ${String(ef)}, true),
-          set_config('enable_seqscan', 'off', true) ${iterative}`.execute(trx);
-        return sql<HitRow>`select v.id, v.pmid, 1 - (v.embedding <=> ${q}::vector) as score,
-          ${PAYLOAD_COLUMNS} from chunk_vectors v ${where}
-          order by v.embedding <=> ${q}::vector limit ${limit}`.execute(trx);
-      }),
+    const hits = await this.#call("search vectors", () =>
+      this.#dense.search(vector, limit, opts.excludeRetracted === true),
     );
+    return this.#withPayloads(hits, opts);
   }
 
   async searchSparse(query: SparseVector, limit: number, opts: SearchOptions = {}): Promise<Hit[]> {
@@ -181,6 +164,11 @@ export class PgVectorStore implements VectorStore {
     const hits = await this.#call("search terms", () =>
       this.#lexical.search(query, limit, opts.excludeRetracted === true),
     );
+    return this.#withPayloads(hits, opts);
+  }
+
+  /** In-memory hits carry `quality`; the payload is read by primary key unless left out. */
+  async #withPayloads(hits: Hit[], opts: SearchOptions): Promise<Hit[]> {
     if (opts.withPayload === false || hits.length === 0) return hits;
     const payloads = await this.payloads(hits.map((h) => h.id));
     return hits.map((h) => ({
@@ -213,29 +201,6 @@ export class PgVectorStore implements VectorStore {
     await this.#loadLayout();
   }
 
-  async finishBulkLoad(): Promise<void> {
-    const layout = await this.#ready();
-    if (layout.storage !== "vector") return;
-    if (layout.dimension > HNSW_MAX_DIMENSIONS) {
-      log.warn("vectors too wide for an HNSW index; dense search stays exact", {
-        dimension: layout.dimension,
-      });
-      return;
-    }
-    await this.#call("build the HNSW index", () =>
-      this.db.transaction().execute(async (trx) => {
-        // pgvector keeps the graph in memory up to maintenance_work_mem and is much slower past
-        // it: at the 64 MB default, 27,658 chunks took 62 s instead of 32 s (bench/README.md).
-        // Raised for this transaction only, and never below the server's own setting.
-        await sql`select set_config('maintenance_work_mem', ${HNSW_BUILD_MEMORY}, true)
-          where pg_size_bytes(current_setting('maintenance_work_mem'))
-            < pg_size_bytes(${HNSW_BUILD_MEMORY})`.execute(trx);
-        await sql`create index if not exists chunk_vectors_embedding_hnsw
-          on chunk_vectors using hnsw (embedding vector_cosine_ops)`.execute(trx);
-      }),
-    );
-  }
-
   async close(): Promise<void> {
     // The Store owns the connection pool.
   }
@@ -246,11 +211,10 @@ export class PgVectorStore implements VectorStore {
 
   async #loadLayout(): Promise<Layout> {
     const { rows } = await this.#call("read its layout", () =>
-      sql<{ type: string | null; stats: boolean; ext: string | null }>`select
+      sql<{ type: string | null; stats: boolean }>`select
         (select format_type(atttypid, atttypmod) from pg_attribute
           where attrelid = to_regclass('chunk_vectors') and attname = 'embedding') as type,
-        to_regclass('chunk_stats') is not null as stats,
-        (select extversion from pg_extension where extname = 'vector') as ext`.execute(this.db),
+        to_regclass('chunk_stats') is not null as stats`.execute(this.db),
     );
     const row = rows[0];
     if (!row?.type || !row.stats) {
@@ -261,17 +225,10 @@ export class PgVectorStore implements VectorStore {
     const stats = await this.#call("read its layout", () =>
       sql<{ dimension: number }>`select dimension from chunk_stats`.execute(this.db),
     );
-    const [major = 0, minor = 0] = (row.ext ?? "0.0").split(".").map(Number);
     return (this.#layout = {
       storage: row.type.startsWith("vector") ? "vector" : "real[]",
       dimension: stats.rows[0]?.dimension ?? 0,
-      iterativeScan: major > 0 || minor >= 8,
     });
-  }
-
-  async #hits(op: string, run: () => Promise<{ rows: HitRow[] }>): Promise<Hit[]> {
-    const { rows } = await this.#call(op, run);
-    return toHits(rows);
   }
 
   /** Database failures become VectorStoreError without SQL in the message; the log keeps it. */

@@ -1,5 +1,5 @@
 /**
- * Where chunk vectors live: Qdrant for deployments, pgvector (or its exact real[] fallback) in the
+ * Where chunk vectors live: Qdrant for deployments, pgvector (or its real[] fallback) in the
  * metadata Postgres for the zero-set-up default. Both adapters store a dense vector and the BM25
  * sparse vector of src/corpus/bm25.ts per chunk and score them identically:
  * dense = cosine similarity (higher is better), sparse = Σ idf(N, df)·weight over the query terms.
@@ -40,7 +40,7 @@ export interface SearchOptions {
   /** Leave out chunks of retracted papers. */
   excludeRetracted?: boolean;
   /**
-   * false: the store may leave out the payload (text, title) of sparse hits and give only
+   * false: the store may leave out the payload (text, title) of hits and give only
    * `quality`, when it can read the payload of the few hits kept later (pgvector). Default true.
    */
   withPayload?: boolean;
@@ -64,7 +64,8 @@ export interface VectorStore {
   count(): Promise<number>;
   /** Resolves when the store answers; throws VectorStoreError otherwise. */
   health(): Promise<void>;
-  /** Builds what is cheaper to build once after a bulk load (pgvector's HNSW index). */
+  /** Builds what is cheaper to build once after a bulk load (none does now: both keep their
+   * indexes current per write). */
   finishBulkLoad?(): Promise<void>;
   close(): Promise<void>;
 }
