@@ -13,6 +13,7 @@ import { markAbandonedJobs } from "./abandoned.js";
 import { acquireDirLock } from "./file-lock.js";
 import { migrationProvider } from "./migrations/index.js";
 import { startPglite } from "./pglite-template.js";
+import { YieldAfterStatement } from "./yield-plugin.js";
 import type { Database } from "./schema.js";
 import { storeCall, toStoreError } from "./store-errors.js";
 
@@ -133,7 +134,10 @@ async function openPglite(opts: OpenStoreOptions): Promise<Store> {
     // One PGlite instance is one session: a pool of exactly one client that is never ended
     // (ending it would end the shared connection object).
     const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, idleTimeoutMillis: 0 });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool }),
+      plugins: [new YieldAfterStatement()],
+    });
     closeDb = async () => {
       await db.destroy().catch(() => undefined);
       await pglite.close().catch(() => undefined);
