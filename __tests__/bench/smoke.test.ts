@@ -86,6 +86,7 @@ describe("npm run bench", () => {
       "sync.ncbi.100.efficiency",
       "search.300.single.p99_ms",
       "search.300.concurrent.p50_ms",
+      "search.300.dense.hnsw_vs_memory",
       "mcp.http.initialize_ms",
       "mcp.stdio.idle_rss_mb",
       "mcp.http_vs_memory",

@@ -1,16 +1,17 @@
 /**
- * §3 Search: rag_search latency on the embedded store (PGlite + pgvector HNSW, hash embeddings)
- * at growing corpus sizes, one caller and eight concurrent callers. The corpus is synthetic
- * records indexed through the sync's own path (parseEFetch → upsert → chunk → embed → vectors);
- * each size is reached by growing the previous one and rebuilding the HNSW index in bulk, then
- * refreshing the planner's statistics, as a sync does. Calls ragSearch, the function behind the
- * rag_search tool.
+ * §3 Search: rag_search latency on the embedded store (PGlite, hash embeddings; both legs in
+ * memory) at growing corpus sizes, one caller and eight concurrent callers. The corpus is
+ * synthetic records indexed through the sync's own path (parseEFetch → upsert → chunk → embed →
+ * vectors); each size is reached by growing the previous one, then refreshing the planner's
+ * statistics, as a sync does. Calls ragSearch, the function behind the rag_search tool.
+ * At each size the dense leg is also compared with pgvector's HNSW on the same rows
+ * (bench/lib/dense-leg.ts): per-query latency and recall@10 against exact cosine.
  */
-import { sql } from "kysely";
 import { ragSearch, type SearchDeps } from "../../src/corpus/search.js";
 import { HashEmbedder } from "../../src/embeddings/index.js";
 import { openStore } from "../../src/store/db.js";
 import { createVectorStore } from "../../src/vectors/index.js";
+import { compareDenseLegs } from "../lib/dense-leg.js";
 import type { BenchOptions } from "../lib/options.js";
 import {
   emptySection,
@@ -26,27 +27,8 @@ import { grow, synthGrowth, titleQueries } from "../lib/synth-store.js";
 
 const TERM = "bench search";
 const CALLERS = 8;
-
-/**
- * The HNSW build the adapter does (finishBulkLoad, with its raised maintenance_work_mem) against
- * the same CREATE INDEX at Postgres's default 64 MB, one after the other on the same rows; the
- * adapter's index is the one left for the searches.
- */
-async function buildHnsw(deps: SearchDeps): Promise<{ tunedMs: number; defaultMs: number }> {
-  const db = deps.store.db;
-  const drop = () => sql`drop index if exists chunk_vectors_embedding_hnsw`.execute(db);
-  await drop();
-  const baseline = await timed(() =>
-    db.transaction().execute(async (trx) => {
-      await sql`set local maintenance_work_mem = '64MB'`.execute(trx);
-      await sql`create index chunk_vectors_embedding_hnsw
-        on chunk_vectors using hnsw (embedding vector_cosine_ops)`.execute(trx);
-    }),
-  );
-  await drop();
-  const tuned = await timed(async () => deps.vectors.finishBulkLoad?.());
-  return { tunedMs: tuned.ms, defaultMs: baseline.ms };
-}
+/** rag_search's leg depth (src/corpus/search.ts). */
+const LEG_DEPTH = 300;
 
 interface Pass {
   latencies: number[];
@@ -87,26 +69,47 @@ export async function searchSection(opts: BenchOptions): Promise<SectionResult> 
     const p50single: number[][] = [];
     for (const target of sizes) {
       const build = await timed(() => grow(deps, grown, target));
-      // Rebuild the HNSW index over everything in one pass (the bulk-load path of a first sync).
-      const hnsw = await buildHnsw(deps);
       const k = `search.${target}`;
       const n = `${target.toLocaleString("en-US")} chunks`;
       const qs = titleQueries(grown.titles, nq, 12345);
       await store.maintain({ checkpoint: true, analyze: true }); // as a sync leaves the store
-      await pass(deps, qs.slice(0, 10), 1); // warm-up: caches, JIT, first HNSW pages
+      const legs = await compareDenseLegs(
+        store,
+        await Promise.all(qs.map((q) => embedder.embedQuery(q))),
+        LEG_DEPTH,
+      );
+      await store.maintain({ checkpoint: true }); // the pgvector index came and went
+      await pass(deps, qs.slice(0, 10), 1); // warm-up: caches, JIT
       out.notes.push(
         `${n}: ${grown.titles.length.toLocaleString("en-US")} synthetic records; growing the store to this size took ${(build.ms / 1000).toFixed(1)} s.`,
       );
       out.figures.push(
-        figure(`${k}.hnsw_build_s`, `${n}: HNSW index build`, "s", [hnsw.tunedMs / 1000]),
+        figure(`${k}.dense.memory_load_s`, `${n}: dense leg, in-memory index load`, "s", [
+          legs.memoryLoadMs / 1000,
+        ]),
+        figure(`${k}.hnsw_build_s`, `${n}: dense leg, pgvector HNSW build`, "s", [
+          legs.hnswBuildMs / 1000,
+        ]),
+        figure(`${k}.dense.memory.p50_ms`, `${n}: dense leg in memory, p50`, "ms", [
+          quantile(legs.memoryMs, 0.5),
+        ]),
+        figure(`${k}.dense.hnsw.p50_ms`, `${n}: dense leg on pgvector HNSW, p50`, "ms", [
+          quantile(legs.hnswMs, 0.5),
+        ]),
+        figure(`${k}.dense.memory.recall10`, `${n}: dense leg in memory, recall@10`, "", [
+          legs.memoryRecall,
+        ]),
+        figure(`${k}.dense.hnsw.recall10`, `${n}: dense leg on pgvector HNSW, recall@10`, "", [
+          legs.hnswRecall,
+        ]),
       );
       out.ratios.push(
         ratio(
-          `${k}.hnsw_build_memory`,
-          `${n}: HNSW build at 64 MB vs 512 MB maintenance_work_mem`,
-          "build time at Postgres's default 64 MB ÷ at the adapter's 512 MB",
-          [hnsw.defaultMs],
-          [hnsw.tunedMs],
+          `${k}.dense.hnsw_vs_memory`,
+          `${n}: dense leg, pgvector HNSW vs in memory (p50)`,
+          `p50 of the leg (depth ${LEG_DEPTH}) on pgvector's HNSW ÷ in memory, same queries, alternated`,
+          [quantile(legs.hnswMs, 0.5)],
+          [quantile(legs.memoryMs, 0.5)],
         ),
       );
       const single = await repeat(reps, () => pass(deps, qs, 1));

@@ -23,7 +23,7 @@ export interface SyncChildInput {
   databaseUrl?: string;
   maxRps: number;
   term: string;
-  /** none: the default configuration (lexical only); hash: vectors and HNSW too. */
+  /** none: the default configuration (lexical only); hash: hash vectors too. */
   embeddings: "none" | "hash";
   /** worker (default): through the corpus worker, as served; direct: syncDelta on this thread. */
   via?: "direct" | "worker";

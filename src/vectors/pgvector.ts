@@ -5,7 +5,7 @@
  * it stays null. The rows are the source of truth; both legs are answered in memory:
  * - dense: an HNSW graph in USearch (dense-index.ts, pgvector-dense.ts), loaded from the rows.
  *   No pgvector index is built: searching HNSW inside WASM Postgres was slower, and its build
- *   was most of a hash-embedding sync (bench/README.md, "dense leg");
+ *   was a large share of a sync with vectors (`npm run bench -- --only search`, `search.*.dense`);
  * - BM25, computed the way Qdrant does for `modifier: "idf"` (src/corpus/bm25.ts), over the
  *   postings each row carries (lexical-index.ts, pgvector-lexical.ts).
  * Both are kept current across processes by the generation protocol of table-mirror.ts; only the
