@@ -1,10 +1,11 @@
 /**
  * One pubmed_sync_delta in a process of its own (so peak RSS is the sync's): the real
  * EutilsClient (rate limiter, retries, parsing) against the parent's synthetic NCBI, the real
- * stores, the default lexical-only corpus (or hash embeddings, to compare). Calls syncDelta — what the pubmed_sync_delta tool calls after its
- * argument checks — so no MCP request timeout caps a long sync: as the server does (the default): in
- * the corpus worker thread, its NCBI requests made and their replies read by this thread's client;
- * or all on this thread (`via: "direct"`, how this section measured before the worker). Prints one JSON line.
+ * stores, the default lexical-only corpus (or hash embeddings, to compare). Calls syncDelta (what
+ * the pubmed_sync_delta tool calls after its argument checks), so no MCP request timeout caps a
+ * long sync: by default as the server runs it, in the corpus worker thread with the NCBI replies
+ * read by this thread's client; with `via: "direct"` all on this thread (how this section measured
+ * before the worker). Prints one JSON line.
  */
 import { loadConfig } from "../../src/config.js";
 import { openCorpus } from "../../src/corpus/runtime.js";

@@ -5,8 +5,9 @@
  * made, if that takes longer), and over `maxRps` requests in a sliding second get HTTP 429 with
  * NCBI's rate-limit body. `prerender` renders every record's EFetch XML before the server listens,
  * so a benchmark's EFetch replies take the latency it set rather than the generator's CPU time
- * (only for a corpus not revised while served). The literature services (PMC ID Converter, Europe PMC, Unpaywall,
- * PubTator) are served on the same port under their own paths; `env` points the server at them.
+ * (only for a corpus not revised while served). The literature services (PMC ID Converter,
+ * Europe PMC, Unpaywall, PubTator) are served on the same port under their own paths; `env`
+ * points the server at them.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
