@@ -11,3 +11,18 @@
 set -eu
 npm pkg delete devDependencies
 npm install --omit=dev --omit=peer --ignore-scripts --no-audit --no-fund "$@"
+
+# usearch (the in-memory dense index) ships its C++ sources and prebuilt modules for four
+# platforms, 26 MB; at run time node-gyp-build loads this platform's prebuild only.
+usearch=node_modules/usearch
+if [ -d "$usearch/prebuilds" ]; then
+  platform=$(node -p process.platform)
+  arch=$(node -p process.arch)
+  for dir in "$usearch"/prebuilds/*; do
+    case "$(basename "$dir")" in
+      "$platform"-*"$arch"*) ;;
+      *) rm -rf "$dir" ;;
+    esac
+  done
+  rm -rf "$usearch/numkong" "$usearch/c" "$usearch/cpp" "$usearch/include" "$usearch/cmake"
+fi
