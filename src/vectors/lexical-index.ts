@@ -180,10 +180,11 @@ export class LexicalIndex {
       }
       if (df === 0) continue;
       const w = query.values[k]! * idf(n, df);
+      const allAlive = this.#deadPostings === 0;
       for (const [slots, weights, from, to] of runs) {
         for (let i = from; i < to; i++) {
           const slot = slots[i]!;
-          if (!alive[slot]) continue;
+          if (!allAlive && !alive[slot]) continue;
           const before = scores[slot]!;
           if (before === 0) touched[nTouched++] = slot;
           scores[slot] = before + w * weights[i]!;
