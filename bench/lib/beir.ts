@@ -91,7 +91,6 @@ export async function indexBeir(set: BeirSet, scratch?: string): Promise<Indexed
     await upsertDocuments(store.db, batch);
   }
   await indexPending({ store, vectors, embedder });
-  await vectors.finishBulkLoad?.();
   return {
     store,
     vectors,

@@ -19,7 +19,6 @@ export async function reindexCorpus(): Promise<{ documents: number; embedding: s
   corpus.mismatch = null;
   corpus.syncRefusal = null;
   const documents = await indexPending(corpus);
-  await corpus.vectors.finishBulkLoad?.();
   await corpus.store.maintain({ checkpoint: true, analyze: true });
   const embedding =
     meta.dimension === 0

@@ -274,8 +274,6 @@ export async function syncDelta(deps: SyncDeps, input: SyncInput): Promise<SyncR
         if (recovered > 0)
           run.warnings.push(`Indexed ${recovered} stored documents an earlier run left unindexed.`);
         const complete = await walkAll(run, input);
-        // pgvector builds its HNSW index once, after the bulk load, not row by row.
-        await deps.vectors.finishBulkLoad?.();
         if (recovered + run.counts.inserted + run.counts.updated > 0) {
           await store.maintain({ checkpoint: true, analyze: true });
         }

@@ -5,7 +5,6 @@
 import type { Kysely } from "kysely";
 import type { Config } from "../config.js";
 import { VectorStoreError } from "../errors.js";
-import { log } from "../log.js";
 import type { LocalWrites } from "./table-mirror.js";
 import { PgVectorStore } from "./pgvector.js";
 import { QdrantVectorStore } from "./qdrant.js";
@@ -36,11 +35,6 @@ export function createVectorStore(
       apiKey: config.qdrant.apiKey,
       collection: config.qdrant.collection,
     });
-  }
-  if (!host.hasPgvector) {
-    log.warn(
-      "the pgvector extension is not installed in this database: dense search falls back to exact brute force (fine for small corpora; install pgvector or use Qdrant for large ones)",
-    );
   }
   return new PgVectorStore(host.db, host.hasPgvector, host.localWrites);
 }

@@ -8,7 +8,7 @@ import { sql, type Kysely } from "kysely";
 import { packPostings } from "./lexical-index.js";
 import type { ChunkPoint } from "./vector-store.js";
 
-/** `vector` with pgvector; `real[]` (unit vectors, searched by brute force) without it. */
+/** `vector` with pgvector; `real[]` (unit vectors) without it. Both are searched in memory. */
 export type Storage = "vector" | "real[]";
 
 /** Writes one slice of points at generation `gen`; returns how many ids were new (for N). */

@@ -64,10 +64,5 @@ export interface VectorStore {
   count(): Promise<number>;
   /** Resolves when the store answers; throws VectorStoreError otherwise. */
   health(): Promise<void>;
-  /**
-   * Builds what is cheaper to build once after a bulk load. No adapter needs it now (pgvector's
-   * in-memory indexes follow each write; Qdrant indexes by itself); syncs and reindex still call it.
-   */
-  finishBulkLoad?(): Promise<void>;
   close(): Promise<void>;
 }
