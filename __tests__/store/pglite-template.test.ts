@@ -4,15 +4,24 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@jest/globals";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import {
+  cp,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  truncate,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gunzipSync, gzipSync } from "node:zlib";
 import { sql } from "kysely";
 import { addLogListener, type LogEntry } from "../../src/log.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { getDocument, upsertDocuments } from "../../src/store/docs.js";
-import { templatePath } from "../../src/store/pglite-template.js";
+import { MANIFEST, templatePath } from "../../src/store/pglite-template.js";
 import { doc } from "./fixtures.js";
 
 let root: string;
@@ -49,6 +58,12 @@ const fromTemplate = () =>
   entries
     .filter((e) => e.message === "created the embedded store")
     .map((e) => e.fields.fromTemplate);
+
+async function manifestOf(
+  templateDir: string,
+): Promise<({ dir: string } | { file: string; size: number })[]> {
+  return JSON.parse(await readFile(join(templatePath(templateDir, false), MANIFEST), "utf8"));
+}
 
 async function schema(store: Store): Promise<unknown> {
   const columns = await sql<object>`select table_name, column_name, data_type, is_nullable,
@@ -102,24 +117,59 @@ describe("fresh embedded stores from the template", () => {
     );
   });
 
-  it.each([
-    ["not gzip", Buffer.from("not a template")],
-    ["a tar with a bad header", gzipSync(Buffer.alloc(4 << 20, 1))],
-  ])("falls back to initdb and replaces a damaged template (%s)", async (_, damaged) => {
-    const dir = join(root, `damaged-${++n}`);
+  it("keeps the template as the files themselves, listed with their sizes", async () => {
+    const dir = join(root, "listed");
+    // A gzipped template of an earlier release: nothing reads it, the new save removes it.
     await mkdir(dir, { recursive: true });
-    await writeFile(templatePath(dir, false), damaged);
-    const store = await fresh(dir);
-    expect(fromTemplate()).toEqual([false]);
-    expect(entries.some((e) => e.level === "warn" && /damaged/.test(e.message))).toBe(true);
-    await upsertDocuments(store.db, [doc("7")]);
-    expect((await getDocument(store.db, "7"))?.pmid).toBe("7");
-
-    const replaced = await readFile(templatePath(dir, false));
-    expect(replaced.equals(damaged)).toBe(false);
-    expect(gunzipSync(replaced).length).toBeGreaterThan(1 << 20);
+    await writeFile(join(dir, "pglite-0123456789abcdef01234567.tar.gz"), "old");
     await fresh(dir);
-    expect(fromTemplate()).toEqual([false, true]);
+    expect(await readdir(dir)).toEqual([templatePath(dir, false).slice(dir.length + 1)]);
+    const manifest = await manifestOf(dir);
+    const files = manifest.filter((e) => "file" in e) as { file: string; size: number }[];
+    expect(files.map((f) => f.file)).toContain("PG_VERSION");
+    expect(manifest.map((e) => ("dir" in e ? e.dir : ""))).toContain("base");
+    for (const f of files.slice(0, 50)) {
+      expect((await stat(join(templatePath(dir, false), f.file))).size).toBe(f.size);
+    }
+    expect(files.reduce((sum, f) => sum + f.size, 0)).toBeGreaterThan(1 << 20);
+  });
+
+  describe("falls back to initdb and replaces a damaged template", () => {
+    let good: string;
+    beforeAll(async () => {
+      good = join(root, "good");
+      const store = await openStore({
+        dataDir: join(root, "good-store"),
+        templateDir: good,
+        vectorExtension: false,
+      });
+      await store.close();
+      entries = [];
+    });
+
+    it.each<[string, (template: string) => Promise<void>]>([
+      ["no manifest: a save that never finished", (t) => rm(join(t, MANIFEST))],
+      ["a manifest that is not JSON", (t) => writeFile(join(t, MANIFEST), "{ not json")],
+      ["a file shorter than listed", (t) => truncate(join(t, "global", "pg_control"), 10)],
+      ["a listed file missing", (t) => rm(join(t, "PG_VERSION"))],
+    ])("%s", async (_, damage) => {
+      const dir = join(root, `damaged-${++n}`);
+      await cp(good, dir, { recursive: true });
+      await damage(templatePath(dir, false));
+      const store = await fresh(dir);
+      expect(fromTemplate()).toEqual([false]);
+      expect(entries.some((e) => e.level === "warn" && /damaged/.test(e.message))).toBe(true);
+      await upsertDocuments(store.db, [doc("7")]);
+      expect((await getDocument(store.db, "7"))?.pmid).toBe("7");
+
+      // Replaced by a whole one, nothing set aside left behind, and used by the next store.
+      expect(await readdir(dir)).toEqual([templatePath(dir, false).slice(dir.length + 1)]);
+      const paths = async (d: string) =>
+        (await manifestOf(d)).map((e) => ("dir" in e ? e.dir : e.file));
+      expect(await paths(dir)).toEqual(await paths(good));
+      await fresh(dir);
+      expect(fromTemplate()).toEqual([false, true]);
+    });
   });
 
   it("opens two fresh stores at once, racing to save the template", async () => {
