@@ -97,7 +97,7 @@ export interface TestChunk extends ChunkPoint {
   tokens: string[];
 }
 
-function chunk(
+export function chunk(
   pmid: string,
   chunkId: string,
   title: string,

@@ -6,7 +6,15 @@ import { docSparseVector, querySparseVector, tokenize } from "../../src/corpus/b
 import { hashEmbed } from "../../src/embeddings/hash.js";
 import { VectorStoreError } from "../../src/errors.js";
 import type { Hit, VectorStore } from "../../src/vectors/vector-store.js";
-import { CORPUS, DIMENSION, QUERIES, expectedBm25, points, type TestChunk } from "./harness.js";
+import {
+  CORPUS,
+  DIMENSION,
+  QUERIES,
+  chunk,
+  expectedBm25,
+  points,
+  type TestChunk,
+} from "./harness.js";
 
 export interface Opened {
   store: VectorStore;
@@ -129,6 +137,33 @@ export function vectorStoreBehaviour(open: () => Promise<Opened>): () => VectorS
     await store().upsert(points([old, replaced]));
     expect(await store().count()).toBe(CORPUS.length);
     expect((await store().searchDense(replaced.dense, 1))[0]!.payload?.version).toBe(2);
+  });
+
+  it("keeps titles and texts in any script exactly, several chunks in one write", async () => {
+    // Multi-byte characters between ASCII ones: each text's place in a batch is counted in bytes.
+    const written = [
+      chunk(
+        "2001",
+        "u0",
+        "Café-au-lait macules",
+        "β-blockers, 中文摘要 and ✓ marks 😀 in one text",
+      ),
+      chunk("2001", "u1", "Plain", "plain ascii text after a multi-byte one"),
+      chunk("2001", "u2", "Ünïcödé “quotes”", `backslash \\ {braces} "double" 'single', comma`),
+    ];
+    await store().upsert(points(written));
+    for (const c of written) {
+      const hit = (await store().searchDense(c.dense, CORPUS.length + 3)).find(
+        (h) => h.id === c.id,
+      );
+      expect(hit?.payload).toEqual(c.payload);
+    }
+    expectBm25(
+      await store().searchSparse(querySparseVector(tokenize("blockers ascii braces")), 3),
+      [...CORPUS, ...written],
+      "blockers ascii braces",
+      3,
+    );
   });
 
   it("adds new papers and counts them", async () => {

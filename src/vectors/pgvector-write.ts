@@ -5,6 +5,7 @@
  * first sync deletes nothing.
  */
 import { sql, type Kysely } from "kysely";
+import { packBytes, utf8 } from "../store/params.js";
 import { packPostings } from "./lexical-index.js";
 import type { ChunkPoint } from "./vector-store.js";
 
@@ -20,22 +21,26 @@ export async function writeSlice(
 ): Promise<number> {
   const col = <T>(f: (p: ChunkPoint) => T): T[] => points.map(f);
   const cast = storage === "vector" ? sql.raw("vector") : sql.raw("real[]");
-  // bytea travels as its hex text form: the one encoding both drivers pass through unchanged.
-  const postings = col((p) => `\\x${packPostings(p.sparse).toString("hex")}`);
+  // The two bulky columns travel as one blob each, cut apart in SQL (see store/params.ts).
+  const texts = packBytes(points.map((p) => utf8(p.payload.text)));
+  const postings = packBytes(points.map((p) => packPostings(p.sparse)));
   const { rows } = await sql<{ inserted: boolean }>`insert into chunk_vectors
       (id, pmid, chunk_id, embedding, title, text, quality, retracted, pdat_year, version,
         postings, gen)
-    select id, pmid, chunk_id, embedding::${cast}, title, text, quality, retracted, pdat_year,
-      version, postings, ${gen}::bigint
+    select id, pmid, chunk_id, embedding::${cast}, title,
+      convert_from(substring(${texts.blob}::bytea from t_start for t_length), 'UTF8'),
+      quality, retracted, pdat_year, version,
+      substring(${postings.blob}::bytea from p_start for p_length), ${gen}::bigint
     from unnest(${col((p) => p.id)}::uuid[], ${col((p) => p.pmid)}::text[],
       ${col((p) => p.chunkId)}::text[],
       ${col((p) => (p.dense.length > 0 ? embeddingLiteral(p.dense, storage) : null))}::text[],
-      ${col((p) => p.payload.title)}::text[], ${col((p) => p.payload.text)}::text[],
+      ${col((p) => p.payload.title)}::text[],
       ${col((p) => p.payload.quality)}::real[], ${col((p) => p.payload.retracted)}::boolean[],
       ${col((p) => p.payload.pdatYear)}::int[], ${col((p) => p.payload.version)}::int[],
-      ${postings}::text[]::bytea[])
-      as u(id, pmid, chunk_id, embedding, title, text, quality, retracted, pdat_year, version,
-        postings)
+      ${texts.starts}::int[], ${texts.lengths}::int[],
+      ${postings.starts}::int[], ${postings.lengths}::int[])
+      as u(id, pmid, chunk_id, embedding, title, quality, retracted, pdat_year, version,
+        t_start, t_length, p_start, p_length)
     on conflict (id) do update set pmid = excluded.pmid, chunk_id = excluded.chunk_id,
       embedding = excluded.embedding, title = excluded.title, text = excluded.text,
       quality = excluded.quality, retracted = excluded.retracted,
