@@ -164,6 +164,18 @@ export async function mcpSection(opts: BenchOptions): Promise<SectionResult> {
       return t.ms;
     };
     for (const [, c] of transports) for (let i = 0; i < 3; i++) await call(c); // warm: cache, JIT
+    // In-memory calls back to back first: what the call costs with no other transport's work
+    // (a child still finishing its reply, its GC) on the two cores between calls.
+    const alone: number[] = [];
+    for (let i = 0; i < calls; i++) alone.push(await call(memory));
+    out.figures.push(
+      figure(
+        "mcp.in-memory.alone_fetch_ms",
+        "tools/call pubmed_fetch (cached), in-memory, back to back",
+        "ms",
+        alone,
+      ),
+    );
     const ms: Record<string, number[]> = { "in-memory": [], stdio: [], http: [] };
     for (let i = 0; i < calls; i++) {
       for (const [name, c] of transports) ms[name]?.push(await call(c));
