@@ -3,6 +3,7 @@
  * over what a reader sees (so a re-sync of an unchanged record writes nothing).
  */
 import { createHash } from "node:crypto";
+import { monthNumber } from "../eutils/dates.js";
 import type { Article } from "../eutils/types.js";
 import type { DocumentInput } from "../store/docs.js";
 import { computeQuality, publicationYear } from "./quality.js";
@@ -15,15 +16,6 @@ export function publicationDateText(article: Article): string | null {
   if (!month) return d.year;
   const day = d.day ? `-${d.day.padStart(2, "0")}` : "";
   return `${d.year}-${month}${day}`;
-}
-
-const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-
-function monthNumber(month: string | null): string | null {
-  if (!month) return null;
-  if (/^\d{1,2}$/.test(month)) return month.padStart(2, "0");
-  const i = MONTHS.indexOf(month.slice(0, 3).toLowerCase());
-  return i < 0 ? null : String(i + 1).padStart(2, "0");
 }
 
 /** Hash of the record minus bookkeeping dates: LR is compared on its own (CONTRACTS §4). */

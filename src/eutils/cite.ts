@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Cite as CiteInstance } from "@citation-js/core";
+import { monthNumber } from "./dates.js";
 import type { Article, Author, PublicationDate } from "./types.js";
 
 /*
@@ -60,22 +61,17 @@ export interface CslItem {
   keyword?: string;
 }
 
-const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-
 /** "Jan", "January", "01" or "1" → 1; seasons ("Spring") and anything else → undefined. */
-function monthNumber(month: string | null): number | undefined {
-  if (!month) return undefined;
-  const n = Number(month);
-  if (Number.isInteger(n)) return n >= 1 && n <= 12 ? n : undefined;
-  const i = MONTHS.indexOf(month.slice(0, 3).toLowerCase());
-  return i >= 0 ? i + 1 : undefined;
+function monthOf(month: string | null): number | undefined {
+  const mm = monthNumber(month);
+  return mm === null ? undefined : Number(mm);
 }
 
 /** PubDate → CSL date-parts; a MedlineDate ("2001 Jan-Feb", "1998 Dec-1999 Jan") keeps its start. */
 function dateParts(date: PublicationDate): number[] | null {
   if (date.year && /^\d{4}$/.test(date.year)) {
     const parts = [Number(date.year)];
-    const month = monthNumber(date.month);
+    const month = monthOf(date.month);
     if (month !== undefined) {
       parts.push(month);
       const day = Number(date.day);
@@ -85,7 +81,7 @@ function dateParts(date: PublicationDate): number[] | null {
   }
   const m = /^(\d{4})(?:\s+([A-Za-z]+))?/.exec(date.medlineDate ?? "");
   if (!m) return null;
-  const month = monthNumber(m[2] ?? null);
+  const month = monthOf(m[2] ?? null);
   return month === undefined ? [Number(m[1])] : [Number(m[1]), month];
 }
 

@@ -10,6 +10,7 @@
  * either; `notFullText` says which, and the chain moves on to its next tier.
  */
 import { UpstreamError } from "../errors.js";
+import { monthNumber } from "../eutils/dates.js";
 import { TEXT_NODE, attr, parseOrderedXml, type XmlNode } from "../eutils/parse/xml.js";
 import type { JatsArticle, JatsDocument, JatsLicense } from "./fulltext-types.js";
 import { normalizePmcid } from "./identity.js";
@@ -144,8 +145,6 @@ function journalTitle(journalMeta: XmlNode | undefined): string {
   return inlineText(nlmTa);
 }
 
-const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-
 /** Electronic first (the date the paper appeared), then print, then the issue, never PMC's release. */
 function dateRank(pubDate: XmlNode): number {
   const type = attr(pubDate, "pub-type") ?? attr(pubDate, "date-type") ?? "";
@@ -174,12 +173,9 @@ function isoDate(node: XmlNode): string | null {
   if (attrDate !== null && /^\d{4}(?:-\d{2}(?:-\d{2})?)?$/.test(attrDate)) return attrDate;
   const year = inlineText(child(node, "year"));
   if (!/^\d{4}$/.test(year)) return null;
-  const monthText = inlineText(child(node, "month")).toLowerCase();
-  const monthNumber = /^\d{1,2}$/.test(monthText)
-    ? Number(monthText)
-    : MONTHS.indexOf(monthText.slice(0, 3)) + 1;
-  if (monthNumber < 1 || monthNumber > 12) return year;
-  const month = `${year}-${String(monthNumber).padStart(2, "0")}`;
+  const mm = monthNumber(inlineText(child(node, "month")));
+  if (mm === null) return year;
+  const month = `${year}-${mm}`;
   const day = Number(inlineText(child(node, "day")));
   return Number.isInteger(day) && day >= 1 && day <= 31
     ? `${month}-${String(day).padStart(2, "0")}`

@@ -15,6 +15,7 @@ import type {
   MeshTerm,
   PublicationDate,
 } from "../types.js";
+import { monthNumber } from "../dates.js";
 import { entrezError } from "./common.js";
 import {
   attr,
@@ -332,8 +333,6 @@ function articleDatesOf(
   return { edat: pubStatus("entrez"), lr: isoUtc(dateRevised), pubmed: pubStatus("pubmed") };
 }
 
-const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-
 /**
  * Year/Month/Day[/Hour/Minute] → "YYYY-MM-DDTHH:MM:00Z". NCBI states no time zone; CONTRACTS §4
  * reports these dates as UTC so they sort and compare as instants. Null when absent or not a real
@@ -342,10 +341,7 @@ const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "
 function isoUtc(date: XmlNode | undefined): string | null {
   const part = (name: string) => text(element(date, name));
   const year = Number(part("Year"));
-  const monthText = part("Month") ?? "1";
-  const month = /^\d+$/.test(monthText)
-    ? Number(monthText)
-    : MONTHS.indexOf(monthText.slice(0, 3).toLowerCase()) + 1;
+  const month = Number(monthNumber(part("Month") ?? "1") ?? NaN);
   const day = Number(part("Day") ?? "1");
   const hour = Number(part("Hour") ?? "0");
   const minute = Number(part("Minute") ?? "0");
