@@ -269,6 +269,12 @@ describe("polite client behaviour per service", () => {
       EMAIL,
     );
     lit.reset();
+    // A reply written here: the test must not depend on ../shared's recordings.
+    lit.route((req) =>
+      req.service === "unpaywall"
+        ? { body: '{"doi":"10.1103/physrevlett.80.3915","is_oa":false,"oa_locations":[]}' }
+        : undefined,
+    );
     const res = await (
       await install({ UNPAYWALL_EMAIL: EMAIL })
     ).services.unpaywall!.request("10.1103/physrevlett.80.3915");
@@ -313,6 +319,7 @@ describe("polite client behaviour per service", () => {
   });
 
   it("answers a repeated request from the cache", async () => {
+    lit.route((req) => (req.service === "pubtator" ? { body: '{"PubTator3":[]}' } : undefined));
     await pubtatorExport(["22663011"], false);
     await pubtatorExport(["22663011"], false);
     expect(lit.requests).toHaveLength(1);
