@@ -1,9 +1,9 @@
 /**
  * Unpacks a data-directory tar as PGlite's dumpDataDir writes it (ustar: regular files and
- * directories, names relative to the data directory with a leading slash). Done here rather than
- * through PGlite's `loadDataDir`, which copies the whole tar three times in JavaScript memory and
- * writes it through the WASM file system: unpacking natively costs a fraction of the CPU and none
- * of the ~100 MB peak. Every header's checksum is verified, so a damaged tar throws.
+ * directories, names relative to the data directory with a leading slash): how a fresh, migrated
+ * store becomes the template directory (pglite-template.ts). Done with node:fs rather than through
+ * PGlite's `loadDataDir`, which copies the whole tar three times in JavaScript memory and writes it
+ * through the WASM file system. Every header's checksum is verified, so a damaged tar throws.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
