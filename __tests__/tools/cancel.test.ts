@@ -88,6 +88,20 @@ describe("cancellation", () => {
     expect(entries.find((e) => e.message === CANCELLED)?.level).toBe("debug");
   });
 
+  it("stops a live call whose client goes away, as a cancel", async () => {
+    await start();
+    const call = h.client.callTool({ name: "pubmed_spell", arguments: { query: "asthmaa" } });
+    await until(() => fake.requests.length === 1, "the call to reach NCBI");
+    // Closing the transport ends the session: no notifications/cancelled is ever sent.
+    await h.client.close();
+    await expect(call).rejects.toThrow();
+    // Without the session's signal the call would wait out NCBI's minute or the 20 s deadline
+    // and log nothing before this test's generous wait gives up.
+    await until(settled, "the server to stop the call", 15_000);
+    expect(errors()).toEqual([]);
+    expect(entries.find((e) => e.message === CANCELLED)?.level).toBe("debug");
+  });
+
   it("logs a cancelled sync at debug level, never as an error", async () => {
     await start({ EMBEDDINGS_PROVIDER: "hash" });
     fake.route(onUtility("efetch", { body: "", delayMs: SLOW }));

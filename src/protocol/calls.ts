@@ -1,15 +1,21 @@
 /**
  * tools/call and prompts/get as the contract wants them: an unknown name is -32602 naming what
  * exists, `arguments` that are not a JSON object get the tool's VALIDATION result (CONTRACTS §3),
- * and a prompt's bad arguments are -32602 with the prompt's own message.
+ * and a prompt's bad arguments are -32602 with the prompt's own message. Tool calls run through
+ * runTool directly: fastmcp's own dispatcher waited a timer tick (1 ms or more) after every call.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { ErrorCode, type GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  type GetPromptResult,
+} from "@modelcontextprotocol/sdk/types.js";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { z } from "zod";
 import { toEnvelope, type ErrorEnvelope } from "../errors.js";
-import { withLogOrigin } from "../log.js";
+import { log, withLogOrigin } from "../log.js";
 import type { PromptContext, PromptDef } from "../prompts/prompt.js";
-import { errorResult, type ToolDef } from "../tools/tool.js";
+import { errorResult, runTool, type ToolDef } from "../tools/tool.js";
 import { validateArgs } from "../tools/validate.js";
 import { ProtocolError, invalidParams, isPlainObject } from "./errors.js";
 import { interceptRequest } from "./intercept.js";
@@ -29,6 +35,37 @@ function refusedAsInvalid(result: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Answers tools/call with runTool. The request's signal aborts on notifications/cancelled and when
+ * the session's transport closes (the SDK aborts every running handler), so a call whose client
+ * left stops its work. Progress goes to the request's own stream and is given a turn of the event
+ * loop to leave before the call goes on (on Streamable HTTP the reply could otherwise overtake it).
+ */
+export function handleToolCalls(server: Server, tools: readonly ToolDef[]): void {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  server.setRequestHandler(CallToolRequestSchema, async ({ params }, extra) => {
+    const tool = byName.get(params.name);
+    if (!tool)
+      throw invalidParams(`Unknown tool ${params.name}. Available tools: ${names(tools)}.`);
+    const progressToken = params._meta?.progressToken;
+    return runTool(tool, params.arguments ?? {}, {
+      signal: extra.signal,
+      reportProgress: async (progress, total, message) => {
+        if (progressToken === undefined) return;
+        try {
+          await extra.sendNotification({
+            method: "notifications/progress",
+            params: { progressToken, progress, total, ...(message ? { message } : {}) },
+          });
+          await nextTurn();
+        } catch (err) {
+          log.warn(`progress of ${tool.name} not sent: ${(err as Error).message}`);
+        }
+      },
+    });
+  });
 }
 
 export function guardToolCalls(

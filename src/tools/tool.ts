@@ -1,8 +1,8 @@
 /**
  * A tool is a plain object (name, description, annotations, zod parameters and output, execute).
- * This module adapts one to fastmcp: arguments are validated here, not by the framework, so invalid
- * calls come back as a VALIDATION tool result the model can read and correct (fastmcp would raise
- * JSON-RPC -32602), and every failure goes through the one envelope mapping in errors.ts.
+ * runTool answers a call: arguments are validated here, not by the framework, so invalid calls come
+ * back as a VALIDATION tool result the model can read and correct (fastmcp would raise JSON-RPC
+ * -32602), and every failure goes through the one envelope mapping in errors.ts.
  */
 import type { ContentResult, Context, FastMCPSessionAuth, Tool as FastMcpTool } from "fastmcp";
 import { z } from "zod";
@@ -109,6 +109,46 @@ function advertised(schema: z.ZodObject, io: "input" | "output") {
 
 type Schema = FastMcpTool<FastMCPSessionAuth>["parameters"];
 
+/** What a call brings from the protocol: the client's cancel (or session close) and progress. */
+export interface CallContext {
+  signal?: AbortSignal;
+  reportProgress: ToolContext["reportProgress"];
+}
+
+/**
+ * One tools/call: arguments validated, the NCBI deadline armed, the tool run, and every outcome
+ * (a VALIDATION refusal, an abort, any failure) turned into a result the model can read.
+ */
+export async function runTool(
+  tool: ToolDef,
+  raw: unknown,
+  call: CallContext,
+): Promise<ContentResult> {
+  const deadlineMs = getConfig().ncbi.deadlineMs;
+  const deadline = tool.noDeadline ? undefined : AbortSignal.timeout(deadlineMs);
+  const limits = [call.signal, deadline].filter((s): s is AbortSignal => Boolean(s));
+  const signal = AbortSignal.any(limits);
+  // NCBI waits that outlast the deadline fail at once with RATE_LIMIT (eutils/limiter.ts).
+  if (deadline) setDeadline(signal, performance.now() + deadlineMs);
+  try {
+    const args = validateArgs(tool, raw);
+    const result = await tool.execute(args, { signal, reportProgress: call.reportProgress });
+    return jsonResult(result, await tool.moreContent?.(result));
+  } catch (err) {
+    // Work stopped by the abort throws whatever the abort carried (possibly the client's bare
+    // cancel reason); typed errors raised on the way out keep their own message.
+    if (signal.aborted && !(err instanceof AppError)) {
+      const by = call.signal?.aborted ? "client" : "deadline";
+      return errorResult(abortedCall(tool.name, by, deadlineMs));
+    }
+    return errorResult(err);
+  }
+}
+
+/**
+ * The tool as fastmcp registers it, for tools/list. Calls never reach this `execute`: the
+ * session answers tools/call itself (src/protocol/calls.ts) with the same runTool.
+ */
 export function toFastMcpTool(tool: ToolDef): FastMcpTool<FastMCPSessionAuth> {
   return {
     name: tool.name,
@@ -118,30 +158,11 @@ export function toFastMcpTool(tool: ToolDef): FastMcpTool<FastMCPSessionAuth> {
     ...(tool.output && {
       outputSchema: advertised(tool.output, "output") as unknown as Schema,
     }),
-    execute: async (raw: unknown, context: Context<FastMCPSessionAuth>) => {
-      const deadlineMs = getConfig().ncbi.deadlineMs;
-      const deadline = tool.noDeadline ? undefined : AbortSignal.timeout(deadlineMs);
-      const limits = [context.signal, deadline].filter((s): s is AbortSignal => Boolean(s));
-      const signal = AbortSignal.any(limits);
-      // NCBI waits that outlast the deadline fail at once with RATE_LIMIT (eutils/limiter.ts).
-      if (deadline) setDeadline(signal, performance.now() + deadlineMs);
-      try {
-        const args = validateArgs(tool, raw);
-        const result = await tool.execute(args, {
-          signal,
-          reportProgress: (progress, total, message) =>
-            context.reportProgress({ progress, total, ...(message ? { message } : {}) }),
-        });
-        return jsonResult(result, await tool.moreContent?.(result));
-      } catch (err) {
-        // Work stopped by the abort throws whatever the abort carried (possibly the client's bare
-        // cancel reason); typed errors raised on the way out keep their own message.
-        if (signal.aborted && !(err instanceof AppError)) {
-          const by = context.signal?.aborted ? "client" : "deadline";
-          return errorResult(abortedCall(tool.name, by, deadlineMs));
-        }
-        return errorResult(err);
-      }
-    },
+    execute: (raw: unknown, context: Context<FastMCPSessionAuth>) =>
+      runTool(tool, raw, {
+        signal: context.signal,
+        reportProgress: (progress, total, message) =>
+          context.reportProgress({ progress, total, ...(message ? { message } : {}) }),
+      }),
   };
 }
