@@ -38,6 +38,8 @@ export interface StateOptions {
   corpusThread?: "worker" | "inline";
   /** The E-utilities client to use instead of building one (the worker's proxy to the MCP thread's). */
   eutils?: EutilsClient;
+  /** Inline corpus only: its BM25 index in a thread of its own (the corpus worker sets it). */
+  lexicalThread?: boolean;
 }
 
 export async function initState(config: Config, opts: StateOptions = {}): Promise<State> {
@@ -60,7 +62,9 @@ export async function initState(config: Config, opts: StateOptions = {}): Promis
     }
     if (!opened) {
       // Loaded on first use: live-only sessions never pay for the store and vector clients.
-      const attempt = import("./corpus/runtime.js").then((m) => m.openCorpus(config));
+      const attempt = import("./corpus/runtime.js").then((m) =>
+        m.openCorpus(config, { lexicalThread: opts.lexicalThread }),
+      );
       opened = attempt;
       // A failed open (e.g. the embedded store is locked by another process) is retried next time.
       attempt.catch(() => {

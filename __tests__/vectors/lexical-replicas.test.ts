@@ -3,7 +3,8 @@
  * index): whatever one writes — new chunks, replacements, a retraction, deletions, a reset — the
  * other's next query sees, with BM25 scores equal to the from-scratch reference over the chunks
  * the database holds. Also when tombstones it needed were pruned (it reloads), and when both
- * write at once (generations serialise them). On PGlite and PostgreSQL.
+ * write at once (generations serialise them). On PGlite and PostgreSQL, and with the second
+ * adapter's index in a thread of its own (lexical-thread.ts, as the corpus worker keeps it).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { sql } from "kysely";
@@ -52,7 +53,10 @@ async function expectIndexOf(store: PgVectorStore, chunks: TestChunk[]): Promise
   }
 }
 
-function replicaSuite(open: () => Promise<DbHandle>, exclusive = false) {
+function replicaSuite(
+  open: () => Promise<DbHandle>,
+  { exclusive = false, thread = false }: { exclusive?: boolean; thread?: boolean } = {},
+) {
   // Adapters of one exclusive store share its commit count (Store.localWrites).
   const localWrites = exclusive ? { gen: 0, resets: 0 } : undefined;
   let handle: DbHandle;
@@ -62,11 +66,12 @@ function replicaSuite(open: () => Promise<DbHandle>, exclusive = false) {
   beforeAll(async () => {
     handle = await open();
     a = new PgVectorStore(handle.db, handle.hasPgvector, localWrites);
-    b = new PgVectorStore(handle.db, handle.hasPgvector, localWrites);
+    b = new PgVectorStore(handle.db, handle.hasPgvector, localWrites, { lexicalThread: thread });
     await a.ensure(DIMENSION);
     await b.ensure(DIMENSION);
   });
   afterAll(async () => {
+    await b.close();
     await handle.close();
   });
 
@@ -123,7 +128,9 @@ describe("lexical index across replicas [pglite]", () => replicaSuite(openPglite
 // Two adapters of one exclusive store (the embedded store's path): no stats read when nothing
 // was committed since, and still each other's writes before the next query.
 describe("lexical index across adapters of an exclusive store [pglite]", () =>
-  replicaSuite(openPglite, true));
+  replicaSuite(openPglite, { exclusive: true }));
+describe("lexical index in a thread, across adapters of an exclusive store [pglite]", () =>
+  replicaSuite(openPglite, { exclusive: true, thread: true }));
 
 describe("exclusive store: the generation check without a round trip [pglite]", () => {
   let handle: DbHandle;
@@ -168,3 +175,5 @@ describe("exclusive store: the generation check without a round trip [pglite]", 
   });
 });
 describePostgres("lexical index across replicas [postgres]", () => replicaSuite(openPostgres));
+describePostgres("lexical index in a thread, across replicas [postgres]", () =>
+  replicaSuite(openPostgres, { thread: true }));

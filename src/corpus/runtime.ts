@@ -40,7 +40,12 @@ export function embeddingMeta(embedder: Embedder): EmbeddingMeta {
   return { provider: embedder.provider, model: embedder.model, dimension: embedder.dimension };
 }
 
-export async function openCorpus(config: Config): Promise<Corpus> {
+export interface OpenCorpusOptions {
+  /** The BM25 index in a thread of its own (the corpus worker's choice: see lexical-thread.ts). */
+  lexicalThread?: boolean;
+}
+
+export async function openCorpus(config: Config, opts: OpenCorpusOptions = {}): Promise<Corpus> {
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -49,7 +54,7 @@ export async function openCorpus(config: Config): Promise<Corpus> {
   });
   try {
     const embedder = createEmbedder(config.embeddings);
-    const vectors = createVectorStore(config, store);
+    const vectors = createVectorStore(config, store, { lexicalThread: opts.lexicalThread });
     const current = embeddingMeta(embedder);
     const stored = await getMeta<EmbeddingMeta>(store.db, META_KEY);
     if (!stored) await setMeta(store.db, META_KEY, current);

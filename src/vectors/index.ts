@@ -6,7 +6,7 @@ import type { Kysely } from "kysely";
 import type { Config } from "../config.js";
 import { VectorStoreError } from "../errors.js";
 import type { LocalWrites } from "./table-mirror.js";
-import { PgVectorStore } from "./pgvector.js";
+import { PgVectorStore, type PgVectorOptions } from "./pgvector.js";
 import { QdrantVectorStore } from "./qdrant.js";
 import type { VectorStore } from "./vector-store.js";
 
@@ -25,6 +25,7 @@ export interface VectorHost {
 export function createVectorStore(
   config: Pick<Config, "vectorStore" | "qdrant">,
   host: VectorHost,
+  opts: PgVectorOptions = {},
 ): VectorStore {
   if (config.vectorStore === "qdrant") {
     if (!config.qdrant.url) {
@@ -36,5 +37,5 @@ export function createVectorStore(
       collection: config.qdrant.collection,
     });
   }
-  return new PgVectorStore(host.db, host.hasPgvector, host.localWrites);
+  return new PgVectorStore(host.db, host.hasPgvector, host.localWrites, opts);
 }

@@ -1,46 +1,70 @@
 /**
  * The in-memory BM25 index of the pgvector adapter (lexical-index.ts), loaded from the postings
  * each chunk row carries and kept equal to the tables by the generation protocol of
- * table-mirror.ts.
+ * table-mirror.ts. On this thread, or in a thread of its own (lexical-thread.ts: the corpus
+ * worker's choice, so concurrent searches use two cores).
  */
 import { sql, type Kysely } from "kysely";
 import type { SparseVector } from "../corpus/bm25.js";
 import { LexicalIndex, type LexicalHit, type LexicalRow } from "./lexical-index.js";
+import { LexicalThread } from "./lexical-thread.js";
 import { TableMirror, type LocalWrites, type MirrorSource } from "./table-mirror.js";
 
-const LEXICAL: MirrorSource<LexicalRow, LexicalIndex> = {
-  columns: sql`id, pmid, retracted, quality, postings`,
-  toRow: (r) => ({
-    id: r.id as string,
-    pmid: r.pmid as string,
-    retracted: r.retracted as boolean,
-    quality: Number(r.quality),
-    postings: (r.postings as Uint8Array | null) ?? new Uint8Array(0),
-  }),
-  // LexicalIndex.build packs every row's postings in two passes: it needs them all at once.
-  async load() {
-    const all: LexicalRow[] = [];
-    return {
-      add: (rows) => {
-        for (const r of rows) all.push(r);
-      },
-      finish: () => LexicalIndex.build(all),
-    };
-  },
-  apply: (index, rows, removedIds) => index.apply(rows, removedIds),
-};
+type Index = LexicalIndex | LexicalThread;
 
-export class LexicalMirror extends TableMirror<LexicalRow, LexicalIndex> {
+function lexicalSource(thread: LexicalThread | undefined): MirrorSource<LexicalRow, Index> {
+  return {
+    columns: sql`id, pmid, retracted, quality, postings`,
+    toRow: (r) => ({
+      id: r.id as string,
+      pmid: r.pmid as string,
+      retracted: r.retracted as boolean,
+      quality: Number(r.quality),
+      postings: (r.postings as Uint8Array | null) ?? new Uint8Array(0),
+    }),
+    async load() {
+      if (thread) return thread.load();
+      // LexicalIndex.build packs every row's postings in two passes: it needs them all at once.
+      const all: LexicalRow[] = [];
+      return {
+        add: (rows) => {
+          for (const r of rows) all.push(r);
+        },
+        finish: () => LexicalIndex.build(all),
+      };
+    },
+    apply: (index, rows, removedIds) => index.apply(rows, removedIds),
+  };
+}
+
+export class LexicalMirror extends TableMirror<LexicalRow, Index> {
+  readonly #thread: LexicalThread | undefined;
+
   constructor(
     db: Kysely<any>, // eslint-disable-line @typescript-eslint/no-explicit-any -- only its own tables
     local?: LocalWrites,
+    /** Where the index lives when not on this thread. */
+    thread?: LexicalThread,
   ) {
-    super(db, LEXICAL, local);
+    super(db, lexicalSource(thread), local);
+    this.#thread = thread;
   }
 
   async search(query: SparseVector, limit: number, excludeRetracted: boolean) {
+    // A thread that died took its index along: load the tables again, into a new thread.
+    if (this.#thread?.failed) this.forget();
     const index = await this.current();
     return index.search(query, limit, excludeRetracted);
+  }
+
+  /** Bytes of the index's typed arrays, when it is on this thread. */
+  get bytes(): number | undefined {
+    const index = this.loaded;
+    return index instanceof LexicalIndex ? index.bytes : undefined;
+  }
+
+  async close(): Promise<void> {
+    await this.#thread?.close();
   }
 }
 

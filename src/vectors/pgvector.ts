@@ -20,6 +20,7 @@ import { AppError, VectorStoreError, isAbort } from "../errors.js";
 import { log } from "../log.js";
 import { checkDenseQuery, checkPoints, checkSparseQuery } from "./points.js";
 import { DenseMirror, denseRow } from "./pgvector-dense.js";
+import { LexicalThread } from "./lexical-thread.js";
 import { LexicalMirror } from "./pgvector-lexical.js";
 import { createTables, dropTables } from "./pgvector-schema.js";
 import { PAYLOAD_COLUMNS, lexicalRow, toHits, type HitRow } from "./pgvector-rows.js";
@@ -35,6 +36,11 @@ interface Layout {
   dimension: number;
 }
 
+export interface PgVectorOptions {
+  /** Keep the BM25 index in a thread of its own (lexical-thread.ts), as the corpus worker does. */
+  lexicalThread?: boolean;
+}
+
 export class PgVectorStore implements VectorStore {
   readonly kind = "pgvector" as const;
   #layout: Layout | undefined;
@@ -46,8 +52,10 @@ export class PgVectorStore implements VectorStore {
     private readonly hasPgvector: boolean,
     /** The store's commit count where this process is its one writer (PGlite): see Store. */
     localWrites?: LocalWrites,
+    opts: PgVectorOptions = {},
   ) {
-    this.#lexical = new LexicalMirror(db, localWrites);
+    const thread = opts.lexicalThread ? new LexicalThread() : undefined;
+    this.#lexical = new LexicalMirror(db, localWrites, thread);
     this.#dense = new DenseMirror(db, localWrites);
   }
 
@@ -56,9 +64,9 @@ export class PgVectorStore implements VectorStore {
     return this.#dense.loaded?.size;
   }
 
-  /** Bytes of the in-memory BM25 index's typed arrays, once loaded (diagnostics, bench). */
+  /** Bytes of the in-memory BM25 index's typed arrays, once loaded here (diagnostics, bench). */
   get lexicalIndexBytes(): number | undefined {
-    return this.#lexical.loaded?.bytes;
+    return this.#lexical.bytes;
   }
 
   async ensure(dimension: number): Promise<void> {
@@ -203,6 +211,7 @@ export class PgVectorStore implements VectorStore {
 
   async close(): Promise<void> {
     // The Store owns the connection pool.
+    await this.#lexical.close();
   }
 
   async #ready(): Promise<Layout> {

@@ -112,6 +112,13 @@ export class TableMirror<R extends { id: string }, I> {
     this.#at = undefined;
   }
 
+  /** Drops the index (it was lost, the tables were not touched): the next query loads it. */
+  protected forget(): void {
+    if (this.#refreshing) return;
+    this.#index = undefined;
+    this.#at = undefined;
+  }
+
   get loaded(): I | undefined {
     return this.#index;
   }

@@ -12,6 +12,7 @@ import { Worker } from "node:worker_threads";
 import type { Config } from "../../config.js";
 import { StoreError } from "../../errors.js";
 import { log } from "../../log.js";
+import { threadScript } from "../../threads.js";
 import type { EutilsClient } from "../../eutils/client.js";
 import type { CorpusHost, CorpusStatus, HostCallOptions } from "../host.js";
 import type { OpArgs, OpName, OpResult } from "./ops.js";
@@ -27,15 +28,6 @@ interface Pending {
 
 /** How long close() waits for the worker to close its stores before terminating it. */
 const CLOSE_GRACE_MS = 15_000;
-
-/** Sources run as .ts under tsx and jest (dev, tests), as .js from dist/ in production. */
-function workerScript(): { url: URL; execArgv: string[] } {
-  const dev = import.meta.url.endsWith(".ts");
-  return {
-    url: new URL(dev ? "./entry.ts" : "./entry.js", import.meta.url),
-    execArgv: dev ? ["--import", "tsx"] : [],
-  };
-}
 
 export class CorpusWorker implements CorpusHost {
   private worker: Worker | undefined;
@@ -100,7 +92,7 @@ export class CorpusWorker implements CorpusHost {
   }
 
   private start(): Worker {
-    const { url, execArgv } = workerScript();
+    const { url, execArgv } = threadScript("entry", import.meta.url);
     // stdout: true keeps the worker's stdout off ours, which is the MCP stream over stdio.
     const worker = new Worker(url, { workerData: this.config, execArgv, stdout: true });
     worker.stdout.pipe(process.stderr);

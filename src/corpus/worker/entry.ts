@@ -26,6 +26,8 @@ const eutils = new RemoteEutils(port, () => callOf.getStore() ?? null);
 await initState(workerData as Config, {
   corpusThread: "inline",
   eutils: eutils as unknown as EutilsClient,
+  // Searches score BM25 in a thread of their own while this one reads the store: two cores.
+  lexicalThread: true,
 });
 
 const running = new Map<number, { controller: AbortController; done: Promise<unknown> }>();
