@@ -176,4 +176,5 @@ describe("exclusive store: the generation check without a round trip [pglite]", 
 });
 describePostgres("lexical index across replicas [postgres]", () => replicaSuite(openPostgres));
 describePostgres("lexical index in a thread, across replicas [postgres]", () =>
-  replicaSuite(openPostgres, { thread: true }));
+  replicaSuite(openPostgres, { thread: true }),
+);
