@@ -1,7 +1,8 @@
 /**
- * The sync's batch pipeline on its own: stores in order and one at a time, the next request and
- * preparation overlapping the current store, bounded look-ahead, and a failure or abort anywhere
- * stopping every later store (so a checkpoint moved after runBatches never passes a lost batch).
+ * The sync's batch pipeline on its own: stores in order and one at a time, the next requests in
+ * flight together and preparation overlapping the current store, bounded look-ahead, and a
+ * failure or abort anywhere stopping every later store (so a checkpoint moved after runBatches
+ * never passes a lost batch).
  */
 import { describe, expect, it } from "@jest/globals";
 import { runBatches } from "../../src/corpus/pipeline.js";
@@ -58,15 +59,16 @@ describe("runBatches", () => {
   it("prepares the next batch while the current one is stored, in order, one store at a time", async () => {
     const h = harness(3);
     await settle();
-    expect(h.events).toEqual(["fetch 0"]);
-    h.replies[0]?.resolve("a");
-    await settle();
-    // Batch 1's request leaves once batch 0's reply is in; batch 0 is being stored.
-    expect(h.events).toEqual(["fetch 0", "prepare 0", "fetch 1", "store 0 A"]);
+    // Batch 1's request leaves with batch 0's, without waiting for its reply (one batch ahead).
+    expect(h.events).toEqual(["fetch 0", "fetch 1"]);
     h.replies[1]?.resolve("b");
     await settle();
-    // Prepared during store 0, not stored before it ends; batch 2 waits (one batch ahead).
-    expect(h.events).toEqual(["fetch 0", "prepare 0", "fetch 1", "store 0 A", "prepare 1"]);
+    // Batches are prepared in order: batch 1 waits for batch 0's reply.
+    expect(h.events).toEqual(["fetch 0", "fetch 1"]);
+    h.replies[0]?.resolve("a");
+    await settle();
+    // Batch 1 is prepared while batch 0 is stored; batch 2 waits (one batch ahead of the store).
+    expect(h.events).toEqual(["fetch 0", "fetch 1", "prepare 0", "store 0 A", "prepare 1"]);
     h.stores[0]?.resolve();
     await settle();
     expect(h.events.slice(5)).toEqual(["fetch 2", "store 1 B"]);
@@ -82,18 +84,20 @@ describe("runBatches", () => {
     await expect(h.run).resolves.toBeUndefined();
   });
 
-  it("a failed request stops every later store and aborts what is in flight", async () => {
+  it("a failed request stops every later store and aborts what is in flight at once", async () => {
     const h = harness(4, 2);
+    await settle();
+    expect(h.events).toEqual(["fetch 0", "fetch 1", "fetch 2"]);
     h.replies[0]?.resolve("a");
     await settle();
     h.replies[1]?.reject(new Error("HTTP 500"));
     await settle();
+    // Batch 2's request is aborted while batch 0 is still being stored.
+    expect(h.signals.every((s) => s.aborted)).toBe(true);
     h.stores[0]?.resolve();
     await expect(h.run).rejects.toThrow("HTTP 500");
     expect(h.events.filter((e) => e.startsWith("store"))).toEqual(["store 0 A"]);
-    // Batch 2 never left: requests are sequential and the failure came first.
-    expect(h.events).not.toContain("fetch 2");
-    expect(h.signals.every((s) => s.aborted)).toBe(true);
+    expect(h.events).not.toContain("fetch 3");
   });
 
   it("a failed store rejects the run after the prepared next batch settles", async () => {

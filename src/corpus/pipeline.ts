@@ -1,15 +1,17 @@
 /**
- * The sync's batch pipeline: while batch k is written and indexed, the request for batch k+1 is
- * in flight and, once its reply is in, batch k+1 is prepared (parsed, chunked). On a server
- * PostgreSQL the writes run in the server process, so preparing overlaps them; everywhere the
- * next reply's wait (300 ms from NCBI) hides behind the current batch's writes.
+ * The sync's batch pipeline: while batch k is written and indexed, the requests for the next
+ * batches are in flight and, once a reply is in, its batch is prepared (parsed, chunked). On a
+ * server PostgreSQL the writes run in the server process, so preparing overlaps them; everywhere
+ * NCBI's waits (300 ms or more a reply) hide behind the current batch's writes.
  *
  * Guarantees: `store` is called in batch order, one call at a time, and `runBatches` resolves only
  * after the last `store` resolved — so a caller that moves a checkpoint after it never moves it
- * past an unstored batch. Requests go one at a time, in order, at most `ahead` batches past the
- * one being stored (bounded memory). The first failure (of a request, a preparation, a write, or
- * the caller's signal) aborts what is in flight, stops further stores, waits for the in-flight
- * work to settle, and is rethrown.
+ * past an unstored batch. Requests leave in batch order as soon as they are at most `ahead`
+ * batches past the one being stored, without waiting for each other's replies (the E-utilities
+ * limiter keeps them within NCBI's rate); batches are prepared in order (bounded memory: at most
+ * `ahead` + 1 replies held). The first failure (of a request, a preparation, a write, or the
+ * caller's signal) aborts what is in flight, stops further stores, waits for the in-flight work
+ * to settle, and is rethrown.
  */
 
 export interface BatchPipeline<R, P> {
@@ -31,26 +33,28 @@ export async function runBatches<R, P>(p: BatchPipeline<R, P>): Promise<void> {
   const failed = new AbortController();
   const signal = p.signal ? AbortSignal.any([p.signal, failed.signal]) : failed.signal;
   const queued: Promise<P>[] = [];
-  let previous: Promise<unknown> = Promise.resolve();
+  let prepared: Promise<unknown> = Promise.resolve();
   let started = 0;
   const start = (index: number): void => {
-    // Chained on the previous batch: requests stay sequential, and a failure stops the rest.
-    const job = previous.then(async () => {
+    const reply = p.fetch(index, signal);
+    // A failed request stops the others at once, not when its turn to be prepared comes.
+    reply.catch((err: unknown) => failed.abort(err));
+    // Prepared in batch order: once its reply is in and the batch before it is prepared.
+    const job = prepared.then(async () => {
+      const r = await reply;
       signal.throwIfAborted();
-      const reply = await p.fetch(index, signal);
-      signal.throwIfAborted();
-      return p.prepare(reply, index);
+      return p.prepare(r, index);
     });
     job.catch(() => undefined); // awaited below or settled on failure, never unhandled
-    previous = job;
+    prepared = job;
     queued.push(job);
   };
   try {
     for (let index = 0; index < p.batches; index++) {
-      while (started < p.batches && started <= index + ahead) start(started++);
-      const prepared = await (queued.shift() as Promise<P>);
+      while (started < p.batches && started <= index + ahead && !signal.aborted) start(started++);
+      const batch = await (queued.shift() as Promise<P>);
       p.signal?.throwIfAborted();
-      await p.store(prepared, index);
+      await p.store(batch, index);
     }
   } catch (err) {
     failed.abort(err);

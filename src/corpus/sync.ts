@@ -149,7 +149,7 @@ class SyncRun {
 
   async fetchWindow(w: Window): Promise<void> {
     const reachable = Math.min(w.count, ESEARCH_REACH - 1);
-    // The next batch's request and preparation overlap this one's writes (./pipeline.ts).
+    // The next batches' requests and preparation overlap this one's writes (./pipeline.ts).
     await runBatches({
       batches: Math.ceil(reachable / EFETCH_BATCH),
       signal: this.deps.signal,
@@ -168,6 +168,9 @@ class SyncRun {
         ),
       prepare: (res) => prepareBatch(res.body, this.now),
       store: (batch) => this.storeBatch(batch),
+      // Three EFetch requests in flight hide NCBI's wait behind the writes even when a reply
+      // takes longer than a batch's writes (bench: NCBI-like sync 4.6 s against 5.2 s with two).
+      ahead: 2,
     });
     await this.advance(w);
     if (this.unflushed >= CHECKPOINT_EVERY) {
