@@ -7,7 +7,7 @@ import dc from "node:diagnostics_channel";
 import type { Config } from "../../src/config.js";
 import { EntrezError, RateLimitError, UpstreamError } from "../../src/errors.js";
 import { EutilsClient } from "../../src/eutils/client.js";
-import { sleep } from "../../src/eutils/limiter.js";
+import { sleep } from "../../src/sleep.js";
 import { log } from "../../src/log.js";
 import {
   fixtureReply,

@@ -1,6 +1,6 @@
 /**
- * Transport helpers for the Cohere embedder: a fetch that never rejects (working around a timer
- * leak in cohere-ai) and an abortable sleep for backoff.
+ * Transport helper for the Cohere embedder: a fetch that never rejects (working around a timer
+ * leak in cohere-ai).
  */
 
 /** Marks the stand-in response fetchWithoutRejections makes for a failed fetch. */
@@ -23,20 +23,4 @@ export async function fetchWithoutRejections(...args: Parameters<typeof fetch>):
       headers: { "content-type": "application/json", [FETCH_FAILED]: "1" },
     });
   }
-}
-
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(done, ms);
-    function done() {
-      signal?.removeEventListener("abort", aborted);
-      resolve();
-    }
-    function aborted() {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    }
-    signal?.addEventListener("abort", aborted, { once: true });
-  });
 }

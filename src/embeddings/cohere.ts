@@ -7,7 +7,8 @@
  */
 import { CohereClientV2, CohereError } from "cohere-ai";
 import { EmbeddingsError } from "../errors.js";
-import { FETCH_FAILED, fetchWithoutRejections, sleep } from "./cohere-fetch.js";
+import { sleep } from "../sleep.js";
+import { FETCH_FAILED, fetchWithoutRejections } from "./cohere-fetch.js";
 import type { Embedder } from "./embedder.js";
 
 /** Cohere's limit on texts per embed call. */

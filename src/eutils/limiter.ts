@@ -8,6 +8,7 @@
 import { AsyncResource } from "node:async_hooks";
 import dc from "node:diagnostics_channel";
 import PQueue from "p-queue";
+import { sleep } from "../sleep.js";
 import type { Admission, SharedBudget } from "./budget.js";
 
 /**
@@ -288,23 +289,4 @@ function headerValue(headers: unknown, name: string): string | undefined {
   }
   if (typeof headers !== "string") return undefined;
   return new RegExp(`^${name}:\\s*(\\S+)`, "im").exec(headers)?.[1];
-}
-
-/** setTimeout as a promise that rejects with `signal.reason` when the signal aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }

@@ -20,7 +20,8 @@
 import { AppError } from "../errors.js";
 import type { ResponseCache } from "../eutils/cache.js";
 import { cacheKey } from "../eutils/cache.js";
-import { CoolDownError, RateLimiter, setDeadline, sleep, type Ticket } from "../eutils/limiter.js";
+import { CoolDownError, RateLimiter, setDeadline, type Ticket } from "../eutils/limiter.js";
+import { sleep } from "../sleep.js";
 import { log } from "../log.js";
 import { classifyServiceReply, type ServiceReply } from "./body.js";
 import {

@@ -16,6 +16,7 @@
  */
 import { sql, type Kysely } from "kysely";
 import { StoreError } from "../errors.js";
+import { sleep } from "../sleep.js";
 import { log } from "../log.js";
 import type { Store } from "./db.js";
 import type { Database } from "./schema.js";
@@ -38,8 +39,6 @@ function busy(key: string, timeoutMs: number): StoreError {
     { queryKey: key },
   );
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Queues behind the current holder of `key`; resolves with a release function or throws on timeout. */
 async function acquireLocal(store: Store, key: string, timeoutMs: number): Promise<() => void> {

@@ -40,7 +40,7 @@ export class LexicalThread {
 
   /** Starts a new index (in a new thread when the last one died): pages of rows, then finish. */
   load(): { add(rows: readonly LexicalRow[]): void; finish(): LexicalThread } {
-    if (this.#failure) this.#failure = undefined;
+    this.#failure = undefined;
     this.#post({ type: "load-start" });
     return {
       add: (rows) => this.#postRows((packed) => ({ type: "load-rows", rows: packed }), rows),
