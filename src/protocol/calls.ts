@@ -10,7 +10,6 @@ import {
   ErrorCode,
   type GetPromptResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import { setImmediate as nextTurn } from "node:timers/promises";
 import { z } from "zod";
 import { toEnvelope, type ErrorEnvelope } from "../errors.js";
 import { log, withLogOrigin } from "../log.js";
@@ -40,8 +39,8 @@ function refusedAsInvalid(result: unknown): boolean {
 /**
  * Answers tools/call with runTool. The request's signal aborts on notifications/cancelled and when
  * the session's transport closes (the SDK aborts every running handler), so a call whose client
- * left stops its work. Progress goes to the request's own stream and is given a turn of the event
- * loop to leave before the call goes on (on Streamable HTTP the reply could otherwise overtake it).
+ * left stops its work. Progress goes to the request's own stream, ahead of the result
+ * (__tests__/http/progress.test.ts).
  */
 export function handleToolCalls(server: Server, tools: readonly ToolDef[]): void {
   const byName = new Map(tools.map((t) => [t.name, t]));
@@ -59,7 +58,6 @@ export function handleToolCalls(server: Server, tools: readonly ToolDef[]): void
             method: "notifications/progress",
             params: { progressToken, progress, total, ...(message ? { message } : {}) },
           });
-          await nextTurn();
         } catch (err) {
           log.warn(`progress of ${tool.name} not sent: ${(err as Error).message}`);
         }
