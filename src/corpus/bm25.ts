@@ -44,6 +44,27 @@ const STOPWORDS: ReadonlySet<string> = new Set([
   "yours", "yourself", "yourselves", "s", "ll", "re", "ve",
 ]);
 
+/**
+ * Stems and term ids of the words seen lately: a corpus repeats its vocabulary, so a sync stems
+ * and hashes each distinct word about once instead of at every occurrence. Bounded: a full map
+ * starts over. Only short words are kept: V8 makes a substring of 13 characters or more a view
+ * of the text it was cut from, and a key like that would keep the whole text alive.
+ */
+const MEMO_LIMIT = 200_000;
+const MEMO_KEY_LENGTH = 13;
+const stems = new Map<string, string>();
+const termIds = new Map<string, number>();
+
+function memo<V>(cache: Map<string, V>, key: string, make: (key: string) => V): V {
+  if (key.length >= MEMO_KEY_LENGTH) return make(key);
+  let value = cache.get(key);
+  if (value === undefined) {
+    if (cache.size >= MEMO_LIMIT) cache.clear();
+    cache.set(key, (value = make(key)));
+  }
+  return value;
+}
+
 const SPLIT = /[^\p{L}\p{N}]+/u;
 const MARKS = /\p{M}+/gu;
 const ASCII_WORD = /^[a-z]+$/;
@@ -58,7 +79,7 @@ export function tokenize(text: string): string[] {
   const out: string[] = [];
   for (const raw of text.normalize("NFKD").replace(MARKS, "").toLowerCase().split(SPLIT)) {
     if (raw.length === 0 || raw.length > MAX_TOKEN_LENGTH || STOPWORDS.has(raw)) continue;
-    out.push(ASCII_WORD.test(raw) ? porterStem(raw) : raw);
+    out.push(ASCII_WORD.test(raw) ? memo(stems, raw, porterStem) : raw);
   }
   return out;
 }
@@ -69,6 +90,10 @@ export function tokenize(text: string): string[] {
  * alike, which costs a little precision and never consistency.
  */
 export function termId(term: string): number {
+  return memo(termIds, term, fnv1a);
+}
+
+function fnv1a(term: string): number {
   let h = 0x811c9dc5;
   for (const byte of Buffer.from(term, "utf8")) {
     h ^= byte;
