@@ -7,7 +7,7 @@
  * fails in the SDK as a -32603 carrying a raw zod issue list, before fastmcp or our tool adapter
  * could answer it with a VALIDATION result (CONTRACTS §3). Neither class offers a hook there, so
  * this reads the handler table (`_requestHandlers`, a private field) and wraps the stored entry;
- * __tests__/protocol/tools-call.test.ts fails if an SDK upgrade moves it.
+ * __tests__/protocol/calls.test.ts fails if an SDK upgrade moves it.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";

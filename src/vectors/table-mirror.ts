@@ -112,7 +112,10 @@ export class TableMirror<R extends { id: string }, I> {
     this.#at = undefined;
   }
 
-  /** Drops the index (it was lost, the tables were not touched): the next query loads it. */
+  /**
+   * Drops the index (it was lost, the tables were not touched): the next query loads it. While a
+   * refresh runs it is left alone; the query after that refresh drops it.
+   */
   protected forget(): void {
     if (this.#refreshing) return;
     this.#index = undefined;
