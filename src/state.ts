@@ -4,7 +4,7 @@
  */
 import type { Config } from "./config.js";
 import { InlineCorpusHost, type CorpusHost } from "./corpus/host.js";
-import type { Corpus } from "./corpus/runtime.js";
+import type { Corpus, OpenCorpusOptions } from "./corpus/runtime.js";
 import { CorpusWorker } from "./corpus/worker/client.js";
 import { InvariantError, StartingError } from "./errors.js";
 import { EutilsClient } from "./eutils/client.js";
@@ -38,8 +38,11 @@ export interface StateOptions {
   corpusThread?: "worker" | "inline";
   /** The E-utilities client to use instead of building one (the worker's proxy to the MCP thread's). */
   eutils?: EutilsClient;
-  /** Inline corpus only: its BM25 index in a thread of its own (the corpus worker sets it). */
-  lexicalThread?: boolean;
+  /**
+   * Inline corpus only: how its stores open. The corpus worker puts the BM25 index and a sync's
+   * preparing of EFetch replies in threads of their own.
+   */
+  corpus?: OpenCorpusOptions;
 }
 
 export async function initState(config: Config, opts: StateOptions = {}): Promise<State> {
@@ -62,9 +65,7 @@ export async function initState(config: Config, opts: StateOptions = {}): Promis
     }
     if (!opened) {
       // Loaded on first use: live-only sessions never pay for the store and vector clients.
-      const attempt = import("./corpus/runtime.js").then((m) =>
-        m.openCorpus(config, { lexicalThread: opts.lexicalThread }),
-      );
+      const attempt = import("./corpus/runtime.js").then((m) => m.openCorpus(config, opts.corpus));
       opened = attempt;
       // A failed open (e.g. the embedded store is locked by another process) is retried next time.
       attempt.catch(() => {

@@ -3,8 +3,9 @@
  * (stable ids, section labels, sentence-bounded splits, the title in every chunk).
  */
 import { describe, expect, it } from "@jest/globals";
+import { createHash } from "node:crypto";
 import { CHUNK_NAMESPACE, chunkArticle, chunkUuid } from "../../src/corpus/chunk.js";
-import { documentInputFromArticle } from "../../src/corpus/document.js";
+import { contentHash, documentInputFromArticle } from "../../src/corpus/document.js";
 import { computeQuality, publicationYear } from "../../src/corpus/quality.js";
 import { parseEFetch } from "../../src/eutils/parse/efetch.js";
 import { emptyArticle, type AbstractSection, type Article } from "../../src/eutils/types.js";
@@ -282,5 +283,28 @@ describe("chunking", () => {
       ]);
     }
     expect(chunkUuid("12345678", "title")).toBe("3f38b7c4-96cd-51d5-bb7c-2816820711e9");
+  });
+});
+
+describe("documentInputFromArticle: one serialisation for the hash and the stored record", () => {
+  const a = article({ title: 'Ünïcode “quotes” and "escapes"', abstractText: "Line\nbreak." });
+
+  it("stores the record as JSON that parses back to the article", () => {
+    const d = documentInputFromArticle(a, NOW);
+    expect(JSON.parse(d.recordJson ?? "")).toEqual(a);
+  });
+
+  it("hashes what stores already hold: SHA-256 of the record's JSON without its dates", () => {
+    const { articleDates: _dates, ...content } = a;
+    const expected = createHash("sha256").update(JSON.stringify(content)).digest("hex");
+    expect(documentInputFromArticle(a, NOW).contentHash).toBe(expected);
+    expect(contentHash(a)).toBe(expected);
+  });
+
+  it("changes the hash with the content, not with the bookkeeping dates", () => {
+    const base = contentHash(a);
+    const dated = { ...a, articleDates: { ...a.articleDates, lr: "2025-01-01T00:00:00.000Z" } };
+    expect(contentHash(dated)).toBe(base);
+    expect(contentHash({ ...a, title: "Another title" })).not.toBe(base);
   });
 });

@@ -4,25 +4,49 @@
  * and needs no store; `upsertBatch` and `indexBatch` write it.
  */
 import { parseEFetchFast } from "../eutils/parse/efetch.js";
-import { upsertDocuments, type DocumentInput, type UpsertResult } from "../store/docs.js";
+import { upsertDocuments, type PreparedDocument, type UpsertResult } from "../store/docs.js";
 import { documentInputFromArticle } from "./document.js";
 import {
   chunkRecord,
   indexDocuments,
   indexItems,
   type IndexDeps,
-  type TokenChunk,
+  type IndexChunk,
 } from "./indexer.js";
 
+/**
+ * A batch ready to store: plain data (strings, numbers, arrays, a Map), so it can be prepared in
+ * another thread and posted here whole (./prepare-thread.ts).
+ */
 export interface PreparedBatch {
-  docs: DocumentInput[];
+  /** The documents with their records as JSON (no Article objects: nothing here reads them). */
+  docs: PreparedDocument[];
   /** Each document's chunks by PMID (for a PMID listed twice, the last record's, as upserted). */
-  chunks: Map<string, TokenChunk[]>;
+  chunks: Map<string, IndexChunk[]>;
 }
 
+/** Prepares EFetch replies' batches: on the calling thread, or in a thread (prepare-thread.ts). */
+export interface BatchPreparer {
+  /** Gets ready before the first reply (starts a thread); optional work, never required. */
+  warm(): void;
+  prepare(body: string, now: Date): Promise<PreparedBatch>;
+}
+
+/** Prepares on the calling thread. */
+export const inlinePreparer: BatchPreparer = {
+  warm: () => undefined,
+  prepare: async (body, now) => prepareBatch(body, now),
+};
+
 export function prepareBatch(body: string, now: Date): PreparedBatch {
-  const docs = parseEFetchFast(body).map((a) => documentInputFromArticle(a, now));
-  return { docs, chunks: new Map(docs.map((d) => [d.pmid, chunkRecord(d.record)])) };
+  const docs: PreparedDocument[] = [];
+  const chunks = new Map<string, IndexChunk[]>();
+  for (const article of parseEFetchFast(body)) {
+    const { record, recordJson, ...doc } = documentInputFromArticle(article, now);
+    docs.push({ ...doc, recordJson: recordJson ?? JSON.stringify(record) });
+    chunks.set(article.pmid, chunkRecord(article));
+  }
+  return { docs, chunks };
 }
 
 /** Upserts the batch's documents: inserted, updated or skipped by content hash and LR. */

@@ -20,12 +20,23 @@ export function publicationDateText(article: Article): string | null {
 
 /** Hash of the record minus bookkeeping dates: LR is compared on its own (CONTRACTS §4). */
 export function contentHash(article: Article): string {
-  const { articleDates: _dates, ...content } = article;
-  return createHash("sha256").update(JSON.stringify(content)).digest("hex");
+  return hashAndJson(article).hash;
+}
+
+/**
+ * The content hash and the record's JSON from one serialisation: the JSON of the record minus its
+ * dates (what the hash covers) with the dates appended as its last member.
+ */
+function hashAndJson(article: Article): { hash: string; json: string } {
+  const { articleDates, ...content } = article;
+  const text = JSON.stringify(content);
+  const hash = createHash("sha256").update(text).digest("hex");
+  return { hash, json: `${text.slice(0, -1)},"articleDates":${JSON.stringify(articleDates)}}` };
 }
 
 export function documentInputFromArticle(article: Article, now: Date = new Date()): DocumentInput {
   const j = article.journalInfo;
+  const { hash, json } = hashAndJson(article);
   return {
     pmid: article.pmid,
     title: article.title,
@@ -48,6 +59,7 @@ export function documentInputFromArticle(article: Article, now: Date = new Date(
     isRetracted: article.isRetracted,
     quality: computeQuality(article, now),
     record: article,
-    contentHash: contentHash(article),
+    recordJson: json,
+    contentHash: hash,
   };
 }

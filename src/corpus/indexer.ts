@@ -16,7 +16,7 @@ import {
   type DocumentInput,
 } from "../store/docs.js";
 import type { ChunkPoint, VectorStore } from "../vectors/vector-store.js";
-import { docSparseVector, tokenize } from "./bm25.js";
+import { docSparseVector, tokenize, type SparseVector } from "./bm25.js";
 import { chunkArticle, type Chunk } from "./chunk.js";
 
 export interface IndexDeps {
@@ -26,19 +26,22 @@ export interface IndexDeps {
   signal?: AbortSignal;
 }
 
-/** A chunk with its BM25 tokens. */
-export type TokenChunk = Chunk & { tokens: string[] };
+/** A chunk with what indexing needs of its BM25 tokens: their count and its sparse vector. */
+export type IndexChunk = Chunk & { tokenCount: number; sparse: SparseVector };
 
 /** What indexing needs of a document: the stored row's fields, its version, its chunks. */
 export interface IndexItem {
   doc: Pick<DocumentInput, "pmid" | "title" | "quality" | "isRetracted" | "pdatYear">;
   version: number;
-  chunks: TokenChunk[];
+  chunks: IndexChunk[];
 }
 
 /** Chunks of a record, tokenised once for both the chunk rows and the BM25 postings. */
-export function chunkRecord(record: Article): TokenChunk[] {
-  return chunkArticle(record).map((c) => ({ ...c, tokens: tokenize(c.text) }));
+export function chunkRecord(record: Article): IndexChunk[] {
+  return chunkArticle(record).map((c) => {
+    const tokens = tokenize(c.text);
+    return { ...c, tokenCount: tokens.length, sparse: docSparseVector(tokens) };
+  });
 }
 
 /** Indexes these documents where their stored version is not yet indexed; returns how many. */
@@ -72,7 +75,7 @@ export async function indexItems(deps: IndexDeps, items: IndexItem[]): Promise<n
         ord: c.ord,
         section: c.section,
         text: c.text,
-        tokenCount: c.tokens.length,
+        tokenCount: c.tokenCount,
         version,
       })),
     });
@@ -81,7 +84,7 @@ export async function indexItems(deps: IndexDeps, items: IndexItem[]): Promise<n
         id: c.id,
         pmid: doc.pmid,
         chunkId: c.chunkId,
-        sparse: docSparseVector(c.tokens),
+        sparse: c.sparse,
         payload: {
           title: doc.title,
           text: c.text,

@@ -1,8 +1,9 @@
 /**
  * The sync's batch pipeline: while batch k is written and indexed, the requests for the next
- * batches are in flight and, once a reply is in, its batch is prepared (parsed, chunked). On a
- * server PostgreSQL the writes run in the server process, so preparing overlaps them; everywhere
- * NCBI's waits (300 ms or more a reply) hide behind the current batch's writes.
+ * batches are in flight and, once a reply is in, its batch is prepared (parsed, chunked). The
+ * corpus worker prepares in a thread of its own (prepare-thread.ts), so preparing overlaps the
+ * writes on either store; everywhere NCBI's waits (300 ms or more a reply) hide behind the
+ * current batch's writes.
  *
  * Guarantees: `store` is called in batch order, one call at a time, and `runBatches` resolves only
  * after the last `store` resolved — so a caller that moves a checkpoint after it never moves it
@@ -19,8 +20,8 @@ export interface BatchPipeline<R, P> {
   batches: number;
   /** Starts batch `index`'s request; `signal` aborts when the caller's does or a stage fails. */
   fetch(index: number, signal: AbortSignal): Promise<R>;
-  /** The CPU work on a reply, done while the previous batch is stored. */
-  prepare(reply: R, index: number): P;
+  /** The CPU work on a reply, done while the previous batch is stored (here or in a thread). */
+  prepare(reply: R, index: number): P | Promise<P>;
   /** Writes one prepared batch. */
   store(prepared: P, index: number): Promise<void>;
   signal?: AbortSignal;

@@ -16,6 +16,8 @@ import { markAllUnindexed } from "../store/docs.js";
 import { getMeta, setMeta } from "../store/meta.js";
 import { createVectorStore } from "../vectors/index.js";
 import type { VectorStore } from "../vectors/vector-store.js";
+import type { BatchPreparer } from "./batch.js";
+import { PrepareThread } from "./prepare-thread.js";
 
 export interface EmbeddingMeta {
   provider: string;
@@ -31,6 +33,8 @@ export interface Corpus {
   mismatch: string | null;
   /** Set when only a sync must refuse (vectors stored, no embedder configured). */
   syncRefusal: string | null;
+  /** Set when a sync's replies are prepared in a thread (OpenCorpusOptions.prepareThread). */
+  preparer?: BatchPreparer;
   close(): Promise<void>;
 }
 
@@ -43,6 +47,8 @@ export function embeddingMeta(embedder: Embedder): EmbeddingMeta {
 export interface OpenCorpusOptions {
   /** The BM25 index in a thread of its own (the corpus worker's choice: see lexical-thread.ts). */
   lexicalThread?: boolean;
+  /** A sync's EFetch replies prepared in a thread of their own (likewise: prepare-thread.ts). */
+  prepareThread?: boolean;
 }
 
 export async function openCorpus(config: Config, opts: OpenCorpusOptions = {}): Promise<Corpus> {
@@ -64,13 +70,16 @@ export async function openCorpus(config: Config, opts: OpenCorpusOptions = {}): 
       await vectors.ensure(syncRefusal ? (stored?.dimension ?? 0) : current.dimension);
       if (!syncRefusal) await requeueLostVectors(store, vectors);
     }
+    const preparer = opts.prepareThread ? new PrepareThread() : undefined;
     return {
       store,
       vectors,
       embedder,
       mismatch,
       syncRefusal,
+      ...(preparer && { preparer }),
       close: async () => {
+        await preparer?.close();
         await vectors.close();
         await store.close();
       },

@@ -2,8 +2,9 @@
  * Chunks: the retrievable pieces of a document (title, abstract paragraphs…). Their vectors and
  * BM25 postings live with the vector adapters, keyed by the same uuid.
  */
-import type { Kysely, Selectable } from "kysely";
+import { sql, type Kysely, type Selectable } from "kysely";
 import { StoreError } from "../errors.js";
+import { packBytes, utf8 } from "./params.js";
 import type { ChunksTable, Database } from "./schema.js";
 import { sqlState, storeCall, toStoreError } from "./store-errors.js";
 import { inTransaction } from "./tx.js";
@@ -40,7 +41,7 @@ export function rowToChunk(r: Selectable<ChunksTable>): StoredChunk {
   };
 }
 
-/** Chunk rows per INSERT: 8 parameters each, far below Postgres's 65,535 per statement. */
+/** Chunk rows per INSERT (one array parameter per column: only memory bounds it). */
 const ROWS_PER_STATEMENT = 2000;
 
 /** Replaces all chunks of one document atomically. */
@@ -57,27 +58,13 @@ export async function replaceChunksOf(
   docs: { pmid: string; chunks: ChunkInput[] }[],
 ): Promise<void> {
   if (docs.length === 0) return;
-  const rows = docs.flatMap(({ pmid, chunks }) =>
-    chunks.map((c) => ({
-      id: c.id,
-      pmid,
-      chunk_id: c.chunkId,
-      ord: c.ord,
-      section: c.section,
-      text: c.text,
-      token_count: c.tokenCount,
-      version: c.version,
-    })),
-  );
+  const rows = docs.flatMap(({ pmid, chunks }) => chunks.map((c) => ({ ...c, pmid })));
   try {
     await inTransaction(db, async (trx) => {
       const pmids = docs.map((d) => d.pmid);
       await trx.deleteFrom("chunks").where("pmid", "in", pmids).execute();
       for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-        await trx
-          .insertInto("chunks")
-          .values(rows.slice(i, i + ROWS_PER_STATEMENT))
-          .execute();
+        await insertStatement(rows.slice(i, i + ROWS_PER_STATEMENT)).execute(trx);
       }
     });
   } catch (err) {
@@ -89,6 +76,21 @@ export async function replaceChunksOf(
     }
     throw toStoreError(err, "saving chunks");
   }
+}
+
+/** One INSERT of these rows: a column per array parameter, the texts as one blob (params.ts). */
+function insertStatement(rows: StoredChunk[]) {
+  const col = <T>(f: (r: StoredChunk) => T): T[] => rows.map(f);
+  const texts = packBytes(rows.map((r) => utf8(r.text)));
+  return sql`insert into chunks (id, pmid, chunk_id, ord, section, text, token_count, version)
+    select id, pmid, chunk_id, ord, section,
+      convert_from(substring(${texts.blob}::bytea from t_start for t_length), 'UTF8'),
+      token_count, version
+    from unnest(${col((r) => r.id)}::uuid[], ${col((r) => r.pmid)}::text[],
+      ${col((r) => r.chunkId)}::text[], ${col((r) => r.ord)}::int[],
+      ${col((r) => r.section)}::text[], ${texts.starts}::int[], ${texts.lengths}::int[],
+      ${col((r) => r.tokenCount)}::int[], ${col((r) => r.version)}::int[])
+      as u(id, pmid, chunk_id, ord, section, t_start, t_length, token_count, version)`;
 }
 
 /** Chunks by id, in the order asked; unknown ids are left out. */

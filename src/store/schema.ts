@@ -6,7 +6,6 @@
  * Postgres array literal, not as JSON.
  */
 import type { ColumnType, Generated, JSONColumnType } from "kysely";
-import type { Article } from "../eutils/types.js";
 
 /** timestamptz: read as Date (node-postgres parses it), written as ISO-8601 text or Date. */
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -39,7 +38,8 @@ export interface DocumentsTable {
   quality_journal: number;
   quality_human: number;
   quality_total: number;
-  record: JSONColumnType<Article>;
+  /** The Article as JSON text (parsed on read; nothing queries inside it). */
+  record: string;
   content_hash: string;
   /** Starts at 1; bumped when the content hash changes or LR advances. */
   version: Generated<number>;

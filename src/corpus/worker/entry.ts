@@ -26,8 +26,9 @@ const eutils = new RemoteEutils(port, () => callOf.getStore() ?? null);
 await initState(workerData as Config, {
   corpusThread: "inline",
   eutils: eutils as unknown as EutilsClient,
-  // Searches score BM25 in a thread of their own while this one reads the store: two cores.
-  lexicalThread: true,
+  // Two cores: searches score BM25 in a thread of their own while this one reads the store, and a
+  // sync prepares the next EFetch reply in another while this one writes the last.
+  corpus: { lexicalThread: true, prepareThread: true },
 });
 
 const running = new Map<number, { controller: AbortController; done: Promise<unknown> }>();

@@ -1,0 +1,103 @@
+/**
+ * A sync's CPU work on each EFetch reply — parsing, documents, content hashes, chunks, BM25
+ * tokens — in a thread of its own, so the corpus worker only writes: while it stores batch k, this
+ * thread prepares batch k + 1 on the other core (the pipeline in ./pipeline.ts overlaps the two).
+ *
+ * An accelerator only: a batch this thread cannot prepare (it reported an error, or died) is
+ * prepared again on the calling thread, which gives the same batch or throws the same error with
+ * its own class (a malformed reply's UpstreamError, NCBI's EntrezError). A dead thread is
+ * replaced on the next batch.
+ */
+import { Worker } from "node:worker_threads";
+import { log } from "../log.js";
+import { threadScript } from "../threads.js";
+import { prepareBatch, type BatchPreparer, type PreparedBatch } from "./batch.js";
+
+export type ToPrepareThread = { id: number; body: string; now: number };
+export type FromPrepareThread =
+  { id: number; ok: true; batch: PreparedBatch } | { id: number; ok: false; message: string };
+
+interface Pending {
+  body: string;
+  now: Date;
+  resolve: (batch: PreparedBatch) => void;
+  reject: (err: unknown) => void;
+}
+
+export class PrepareThread implements BatchPreparer {
+  #worker: Worker | undefined;
+  #next = 1;
+  readonly #pending = new Map<number, Pending>();
+  #closed = false;
+  #answered = 0;
+
+  /** Batches the thread itself prepared (the rest, if any, fell back to the calling thread). */
+  get answered(): number {
+    return this.#answered;
+  }
+
+  /** Starts the thread (a sync calls it first, so the thread's start overlaps its searches). */
+  warm(): void {
+    if (!this.#closed) this.#worker ??= this.#start();
+  }
+
+  prepare(body: string, now: Date): Promise<PreparedBatch> {
+    if (this.#closed) return this.#inline(body, now);
+    const id = this.#next++;
+    return new Promise<PreparedBatch>((resolve, reject) => {
+      this.#pending.set(id, { body, now, resolve, reject });
+      const msg: ToPrepareThread = { id, body, now: now.getTime() };
+      (this.#worker ?? this.#start()).postMessage(msg);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const worker = this.#worker;
+    this.#worker = undefined;
+    this.#fallBack();
+    await worker?.terminate();
+  }
+
+  /** Ends the thread the way a crash would (tests of the fallback). */
+  async crashForTests(): Promise<void> {
+    await this.#worker?.terminate();
+  }
+
+  #start(): Worker {
+    const { url, execArgv } = threadScript("prepare-worker", import.meta.url);
+    // stdout: true keeps the thread's stdout off the process's, which may be the MCP stream.
+    const worker = new Worker(url, { execArgv, stdout: true });
+    worker.stdout.pipe(process.stderr);
+    worker.on("message", (msg: FromPrepareThread) => this.#receive(msg));
+    worker.on("error", (err) => log.warn("sync prepare thread failed", { error: err.message }));
+    worker.once("exit", () => {
+      if (this.#worker !== worker) return; // closed or replaced
+      this.#worker = undefined;
+      this.#fallBack();
+    });
+    this.#worker = worker;
+    return worker;
+  }
+
+  #receive(msg: FromPrepareThread): void {
+    const p = this.#pending.get(msg.id);
+    if (!p) return;
+    this.#pending.delete(msg.id);
+    if (msg.ok) {
+      this.#answered++;
+      p.resolve(msg.batch);
+    } else this.#inline(p.body, p.now).then(p.resolve, p.reject);
+  }
+
+  /** Batches the thread will not answer: prepared here instead. */
+  #fallBack(): void {
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const p of pending) this.#inline(p.body, p.now).then(p.resolve, p.reject);
+  }
+
+  async #inline(body: string, now: Date): Promise<PreparedBatch> {
+    return prepareBatch(body, now);
+  }
+}
