@@ -108,6 +108,21 @@ describe("tokenize", () => {
     expect(tokenize("Naïve café m² Ångström")).toEqual(["naiv", "cafe", "m2", "angstrom"]);
   });
 
+  it("reads ASCII text exactly as the Unicode path does (its fast path changes no token)", () => {
+    // Every ASCII character, in pseudo-random runs: tokens of `text` alone (the ASCII path) must
+    // equal those of `text` plus a non-ASCII word (the NFKD/\p{L}\p{N} path), minus that word.
+    let seed = 12345;
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+    for (let n = 0; n < 200; n++) {
+      const length = 1 + (next() % 300);
+      const text = Array.from({ length }, () => String.fromCharCode(next() % 128)).join("");
+      expect([...tokenize(text), "cafe"]).toEqual(tokenize(`${text} café`));
+    }
+    expect(tokenize("IL-6/STAT3 signalling in 2,000 mice")).toEqual(
+      tokenize("IL-6/STAT3 signalling in 2,000 mice é").slice(0, -1),
+    );
+  });
+
   it("keeps the possessive s out and returns nothing for stopwords only", () => {
     expect(tokenize("the patient's")).toEqual(["patient"]);
     expect(tokenize("it is what it is, and so on")).toEqual([]);

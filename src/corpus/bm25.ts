@@ -68,6 +68,9 @@ function memo<V>(cache: Map<string, V>, key: string, make: (key: string) => V): 
 const SPLIT = /[^\p{L}\p{N}]+/u;
 const MARKS = /\p{M}+/gu;
 const ASCII_WORD = /^[a-z]+$/;
+const ASCII = /^[^\u0080-\uffff]*$/;
+/** SPLIT on ASCII text: its letters and digits are [a-z0-9] once lower-cased. */
+const ASCII_SPLIT = /[^a-z0-9]+/;
 
 /**
  * Lowercases, folds compatibility forms and strips diacritics (NFKD: "naïve" → "naive",
@@ -77,7 +80,10 @@ const ASCII_WORD = /^[a-z]+$/;
  */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  for (const raw of text.normalize("NFKD").replace(MARKS, "").toLowerCase().split(SPLIT)) {
+  // ASCII (most of PubMed's text) has no compatibility forms or combining marks to take off.
+  const ascii = ASCII.test(text);
+  const plain = ascii ? text : text.normalize("NFKD").replace(MARKS, "");
+  for (const raw of plain.toLowerCase().split(ascii ? ASCII_SPLIT : SPLIT)) {
     if (raw.length === 0 || raw.length > MAX_TOKEN_LENGTH || STOPWORDS.has(raw)) continue;
     out.push(ASCII_WORD.test(raw) ? memo(stems, raw, porterStem) : raw);
   }
