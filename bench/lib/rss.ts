@@ -3,8 +3,19 @@ import { readFileSync } from "node:fs";
 
 const MB = 1024 * 1024;
 
-/** This process's peak resident set since it started (getrusage ru_maxrss). */
+/**
+ * This process's own peak resident set: VmHWM from /proc (Linux). Not getrusage's ru_maxrss, which
+ * Linux carries over an exec from the process that forked it: a child spawned by a parent of
+ * 420 MB reports at least 420 MB however little it uses (the bench's children did, in a full run,
+ * once the parent had grown). Elsewhere ru_maxrss, with that caveat.
+ */
 export function peakRssMb(): number {
+  try {
+    const kb = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+    if (kb !== undefined) return (Number(kb) * 1024) / MB;
+  } catch {
+    // no /proc: fall through
+  }
   return (process.resourceUsage().maxRSS * 1024) / MB;
 }
 
