@@ -42,8 +42,8 @@ export function prepareBatch(body: string, now: Date): PreparedBatch {
   const docs: PreparedDocument[] = [];
   const chunks = new Map<string, IndexChunk[]>();
   for (const article of parseEFetchFast(body)) {
-    const { record, recordJson, ...doc } = documentInputFromArticle(article, now);
-    docs.push({ ...doc, recordJson: recordJson ?? JSON.stringify(record) });
+    const { record: _article, ...doc } = documentInputFromArticle(article, now);
+    docs.push(doc);
     chunks.set(article.pmid, chunkRecord(article));
   }
   return { docs, chunks };

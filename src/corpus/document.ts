@@ -34,7 +34,10 @@ function hashAndJson(article: Article): { hash: string; json: string } {
   return { hash, json: `${text.slice(0, -1)},"articleDates":${JSON.stringify(articleDates)}}` };
 }
 
-export function documentInputFromArticle(article: Article, now: Date = new Date()): DocumentInput {
+export function documentInputFromArticle(
+  article: Article,
+  now: Date = new Date(),
+): DocumentInput & { recordJson: string } {
   const j = article.journalInfo;
   const { hash, json } = hashAndJson(article);
   return {

@@ -8,10 +8,10 @@
  * its own class (a malformed reply's UpstreamError, NCBI's EntrezError). A dead thread is
  * replaced on the next batch.
  */
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { log } from "../log.js";
-import { threadScript } from "../threads.js";
-import { prepareBatch, type BatchPreparer, type PreparedBatch } from "./batch.js";
+import { startThread } from "../threads.js";
+import { inlinePreparer, type BatchPreparer, type PreparedBatch } from "./batch.js";
 
 export type ToPrepareThread = { id: number; body: string; now: number };
 export type FromPrepareThread =
@@ -65,10 +65,7 @@ export class PrepareThread implements BatchPreparer {
   }
 
   #start(): Worker {
-    const { url, execArgv } = threadScript("prepare-worker", import.meta.url);
-    // stdout: true keeps the thread's stdout off the process's, which may be the MCP stream.
-    const worker = new Worker(url, { execArgv, stdout: true });
-    worker.stdout.pipe(process.stderr);
+    const worker = startThread("prepare-worker", import.meta.url);
     worker.on("message", (msg: FromPrepareThread) => this.#receive(msg));
     worker.on("error", (err) => log.warn("sync prepare thread failed", { error: err.message }));
     worker.once("exit", () => {
@@ -97,7 +94,7 @@ export class PrepareThread implements BatchPreparer {
     for (const p of pending) this.#inline(p.body, p.now).then(p.resolve, p.reject);
   }
 
-  async #inline(body: string, now: Date): Promise<PreparedBatch> {
-    return prepareBatch(body, now);
+  #inline(body: string, now: Date): Promise<PreparedBatch> {
+    return inlinePreparer.prepare(body, now);
   }
 }

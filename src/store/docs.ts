@@ -159,8 +159,8 @@ const CONTENT = [
 /**
  * One statement for up to ROWS_PER_STATEMENT documents: a column per array parameter, the three
  * bulky ones (title, abstract, record: about 5 KB a record) as one blob each cut apart in SQL (see
- * params.ts). 30 parameters instead of 26 per row: Postgres parses and binds a few arrays rather
- * than thousands of values, and the driver encodes no string of the record.
+ * params.ts). 32 parameters a statement instead of 26 a row: Postgres parses and binds a few
+ * arrays rather than thousands of values, and the driver encodes no string of the record.
  */
 function upsertStatement(docs: DocumentWrite[]) {
   const col = <T>(f: (d: DocumentWrite) => T): T[] => docs.map(f);

@@ -7,11 +7,11 @@
  * answers it: the mirror's guarantee (table-mirror.ts) carries over unchanged. A thread that dies
  * loses its index; `failed` tells the mirror to load a new one, into a new thread.
  */
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { SparseVector } from "../corpus/bm25.js";
 import { VectorStoreError } from "../errors.js";
 import { log } from "../log.js";
-import { threadScript } from "../threads.js";
+import { startThread } from "../threads.js";
 import type { LexicalHit, LexicalRow } from "./lexical-index.js";
 import {
   packRows,
@@ -93,10 +93,7 @@ export class LexicalThread {
   }
 
   #start(): Worker {
-    const { url, execArgv } = threadScript("lexical-worker", import.meta.url);
-    // stdout: true keeps the thread's stdout off the process's, which may be the MCP stream.
-    const worker = new Worker(url, { execArgv, stdout: true });
-    worker.stdout.pipe(process.stderr);
+    const worker = startThread("lexical-worker", import.meta.url);
     worker.on("message", (msg: FromLexicalThread) => this.#receive(msg));
     worker.on("error", (err) => log.error("lexical index thread failed", { error: err.message }));
     worker.once("exit", (code) => this.#exited(worker, code));

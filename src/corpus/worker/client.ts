@@ -8,11 +8,11 @@
  * holds whatever the worker is doing; the worker is told to abort the call's own signal, which
  * stops the sync or search there.
  */
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { Config } from "../../config.js";
 import { StoreError } from "../../errors.js";
 import { log } from "../../log.js";
-import { threadScript } from "../../threads.js";
+import { startThread } from "../../threads.js";
 import type { EutilsClient } from "../../eutils/client.js";
 import type { CorpusHost, CorpusStatus, HostCallOptions } from "../host.js";
 import type { OpArgs, OpName, OpResult } from "./ops.js";
@@ -92,10 +92,7 @@ export class CorpusWorker implements CorpusHost {
   }
 
   private start(): Worker {
-    const { url, execArgv } = threadScript("entry", import.meta.url);
-    // stdout: true keeps the worker's stdout off ours, which is the MCP stream over stdio.
-    const worker = new Worker(url, { workerData: this.config, execArgv, stdout: true });
-    worker.stdout.pipe(process.stderr);
+    const worker = startThread("entry", import.meta.url, this.config);
     worker.on("message", (msg: FromWorker) => this.receive(msg));
     worker.on("error", (err) => log.error("corpus worker failed", { error: err.message }));
     this.exited = new Promise((resolve) =>
