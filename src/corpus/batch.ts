@@ -3,7 +3,7 @@
  * `prepareBatch` is the CPU work on the reply (parse, documents, content hashes, chunks, tokens)
  * and needs no store; `upsertBatch` and `indexBatch` write it.
  */
-import { parseEFetchFast } from "../eutils/parse/efetch.js";
+import { readEFetchArticles } from "../eutils/parse/efetch.js";
 import { upsertDocuments, type PreparedDocument, type UpsertResult } from "../store/docs.js";
 import { documentInputFromArticle } from "./document.js";
 import {
@@ -41,11 +41,12 @@ export const inlinePreparer: BatchPreparer = {
 export function prepareBatch(body: string, now: Date): PreparedBatch {
   const docs: PreparedDocument[] = [];
   const chunks = new Map<string, IndexChunk[]>();
-  for (const article of parseEFetchFast(body)) {
+  // Record by record, so each record's parse tree and Article die young.
+  readEFetchArticles(body, (article) => {
     const { record: _article, ...doc } = documentInputFromArticle(article, now);
     docs.push(doc);
     chunks.set(article.pmid, chunkRecord(article));
-  }
+  });
   return { docs, chunks };
 }
 

@@ -10,7 +10,12 @@ import { join, relative } from "node:path";
 import { articleSetXml } from "../../../src/devtools/synth-xml.js";
 import { createSynthCorpus } from "../../../src/devtools/synth.js";
 import { UpstreamError } from "../../../src/errors.js";
-import { parseEFetch, parseEFetchFast } from "../../../src/eutils/parse/efetch.js";
+import {
+  parseEFetch,
+  parseEFetchFast,
+  readEFetchArticles,
+} from "../../../src/eutils/parse/efetch.js";
+import { readOrderedXml } from "../../../src/eutils/parse/xml-reader.js";
 import { EUTILS_FIXTURES, HAS_SHARED, describeShared } from "../../helpers/shared.js";
 
 function files(dir: string): string[] {
@@ -120,5 +125,47 @@ describe("markup the recorded replies rarely use", () => {
   ])("reads no further than the root's end with %s, as xml2js does", (_what, xml) => {
     expect(parseEFetchFast(xml)).toEqual(parseEFetch(xml));
     expect(parseEFetchFast(xml)).toHaveLength(1);
+  });
+});
+
+describe("record by record", () => {
+  const corpus = createSynthCorpus({
+    seed: 3,
+    terms: [{ term: "stream", count: 5, edatFrom: "2010-01-01", edatTo: "2020-12-31" }],
+  });
+  const pmids = corpus.pmidsFor("stream");
+  const xml = articleSetXml(corpus.records(pmids));
+
+  test("each record arrives as soon as it is read, the tree keeps none of them", () => {
+    const seen: string[] = [];
+    const root = readOrderedXml(xml, "EFetch", (child) => {
+      seen.push(child["#name"]);
+      return true;
+    });
+    expect(seen).toEqual(Array(5).fill("PubmedArticle"));
+    expect((root.$$ ?? []).filter((c) => c["#name"] === "PubmedArticle")).toHaveLength(0);
+  });
+
+  test("a child the callback declines stays in the tree", () => {
+    const root = readOrderedXml(xml, "EFetch", () => false);
+    expect((root.$$ ?? []).filter((c) => c["#name"] === "PubmedArticle")).toHaveLength(5);
+  });
+
+  test("articles come in order; a reply cut in its third record fails after two", () => {
+    const whole: string[] = [];
+    readEFetchArticles(xml, (a) => whole.push(a.pmid));
+    expect(whole).toEqual(pmids);
+
+    const endOfSecond = xml.indexOf("</PubmedArticle>", xml.indexOf("</PubmedArticle>") + 1);
+    const cut = xml.slice(0, xml.indexOf("</PubmedArticle>", endOfSecond + 1) - 20);
+    const before: string[] = [];
+    expect(() => readEFetchArticles(cut, (a) => before.push(a.pmid))).toThrow(UpstreamError);
+    expect(before).toEqual(pmids.slice(0, 2));
+  });
+
+  test("NCBI's <ERROR> reply is still an error, not an empty set", () => {
+    const error = "<eFetchResult><ERROR>Cannot retrieve history data.</ERROR></eFetchResult>";
+    expect(() => readEFetchArticles(error, () => undefined)).toThrow(/Cannot retrieve history/);
+    expect(() => parseEFetchFast(error)).toThrow(/Cannot retrieve history/);
   });
 });

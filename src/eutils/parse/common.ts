@@ -145,10 +145,30 @@ export function child(node: unknown, name: string): unknown {
   return children(node, name)[0];
 }
 
+/** Whitespace that is more than one plain space: a run, or a newline, tab, no-break space… */
+const NOT_ONE_SPACE = /[^\S ]| {2}/;
+
+/**
+ * Collapses whitespace runs (newlines, tabs, no-break spaces) to one space and trims. The result
+ * owns its characters: V8 makes a substring (and a regex replace's result) a view of the string it
+ * came from, and a parsed record holding such views would keep the whole reply alive for as long
+ * as the record is kept (in the E-utilities cache, for hours).
+ */
+export function normalizeSpace(text: string): string {
+  // Most texts already have single spaces only: a scan instead of a replace per space.
+  const spaced = NOT_ONE_SPACE.test(text) ? text.replace(/\s+/g, " ") : text;
+  return ownCopy(spaced.trim());
+}
+
+/** A flat copy: V8 flattens a concatenation when it is sliced, so what `text` views can go. */
+export function ownCopy(text: string): string {
+  return ` ${text}`.slice(1);
+}
+
 /** Text content of a leaf, trimmed with inner whitespace collapsed; "" for anything else. */
 export function text(node: unknown): string {
   const raw = typeof node === "string" ? node : isElement(node) ? node._ : undefined;
-  return typeof raw === "string" ? raw.replace(/\s+/g, " ").trim() : "";
+  return typeof raw === "string" ? normalizeSpace(raw) : "";
 }
 
 /** Text of the first child named `name`, or null when absent or empty. */
@@ -164,7 +184,7 @@ export function childTexts(node: unknown, name: string): string[] {
 export function attr(node: unknown, name: string): string | null {
   if (!isElement(node) || !isElement(node.$)) return null;
   const value = node.$[name];
-  return typeof value === "string" ? value : null;
+  return typeof value === "string" ? ownCopy(value) : null;
 }
 
 /** Base-10 integer, or null for absent/empty/non-numeric text. */

@@ -38,11 +38,22 @@ function namedEntity(name: string): string | undefined {
 
 class XmlSyntaxError extends Error {}
 
-/** Parses an E-utilities XML body and returns its root element (see parseOrderedXml). */
-export function readOrderedXml(body: string, utility: string): XmlNode {
+/**
+ * Called with each child element of the root as soon as it is read whole; returning true takes it
+ * out of the tree, so a caller that converts records one by one keeps one record's tree alive at a
+ * time instead of the whole reply's.
+ */
+export type ChildReader = (child: XmlNode, root: XmlNode) => boolean;
+
+/**
+ * Parses an E-utilities XML body and returns its root element (see parseOrderedXml), without the
+ * children `eachChild` took. A syntax error anywhere still fails the whole body, after `eachChild`
+ * may have seen the children before it.
+ */
+export function readOrderedXml(body: string, utility: string, eachChild?: ChildReader): XmlNode {
   const xml = xmlBody(body, utility);
   try {
-    return new Reader(xml).read();
+    return new Reader(xml, eachChild).read();
   } catch (err) {
     if (err instanceof XmlSyntaxError) throw malformedXml(utility, err);
     throw err;
@@ -70,7 +81,10 @@ class Reader {
   private readonly stack: XmlNode[] = [];
   private root: XmlNode | undefined;
 
-  constructor(private readonly xml: string) {}
+  constructor(
+    private readonly xml: string,
+    private readonly eachChild: ChildReader | undefined,
+  ) {}
 
   read(): XmlNode {
     const { xml } = this;
@@ -122,6 +136,13 @@ class Reader {
     else if (this.root) throw new XmlSyntaxError(`A second root element <${name}>`);
     else this.root = node;
     if (end[1] !== "/") this.stack.push(node);
+    else this.closed(node);
+  }
+
+  /** `node` is read whole: a child of the root goes to eachChild. */
+  private closed(node: XmlNode): void {
+    const root = this.stack.length === 1 ? this.stack[0] : undefined;
+    if (root && this.eachChild?.(node, root)) root.$$?.pop();
   }
 
   private endTag(): void {
@@ -133,6 +154,7 @@ class Reader {
       throw new XmlSyntaxError(`Unexpected close tag </${name}>`);
     }
     this.pos = gt + 1;
+    this.closed(open);
   }
 
   /** <!-- comment -->, <![CDATA[ text ]]> or <!DOCTYPE … [internal subset]>. */

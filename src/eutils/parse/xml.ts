@@ -10,7 +10,9 @@
  */
 import type { ParserOptions } from "xml2js";
 import { UpstreamError } from "../../errors.js";
-import { jsonReplyError } from "./common.js";
+import { jsonReplyError, normalizeSpace, ownCopy } from "./common.js";
+
+export { normalizeSpace };
 import { xml2js } from "./xml2js.js";
 
 /** `#name` of the text nodes xml2js interleaves with elements (`charsAsChildren`). */
@@ -118,12 +120,8 @@ export function descend(node: XmlNode | undefined, ...names: string[]): XmlNode 
 
 /** Attribute value, or null when the element or attribute is absent. */
 export function attr(node: XmlNode | undefined, name: string): string | null {
-  return node?.$?.[name] ?? null;
-}
-
-/** Collapses whitespace runs (newlines, tabs, no-break spaces) to one space and trims. */
-export function normalizeSpace(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+  const value = node?.$?.[name];
+  return value === undefined ? null : ownCopy(value);
 }
 
 /**
