@@ -1,7 +1,7 @@
 /**
  * The text readers' whitespace rule (normalizeSpace), and that what they return owns its
- * characters: a parsed record kept in the E-utilities cache must not keep alive the whole reply it
- * was read from.
+ * characters: a parsed record kept without its reply (a tool's result, a prepared batch) must not
+ * keep the whole reply alive.
  */
 import { describe, expect, test } from "@jest/globals";
 import { setFlagsFromString } from "node:v8";

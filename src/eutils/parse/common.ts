@@ -151,8 +151,7 @@ const NOT_ONE_SPACE = /[^\S ]| {2}/;
 /**
  * Collapses whitespace runs (newlines, tabs, no-break spaces) to one space and trims. The result
  * owns its characters: V8 makes a substring (and a regex replace's result) a view of the string it
- * came from, and a parsed record holding such views would keep the whole reply alive for as long
- * as the record is kept (in the E-utilities cache, for hours).
+ * came from, so a parsed text kept without its reply would otherwise keep the whole reply alive.
  */
 export function normalizeSpace(text: string): string {
   // Most texts already have single spaces only: a scan instead of a replace per space.
