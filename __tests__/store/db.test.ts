@@ -52,8 +52,8 @@ describeEachBackend("opening the store", (kind) => {
     const type = (table: string, column: string) =>
       rows.find((r) => r.table_name === table && r.column_name === column)?.data_type;
     expect(type("documents", "pub_types")).toBe("jsonb");
-    // JSON text since 2026_11_26_001_record_text: nothing queries inside it.
-    expect(type("documents", "record")).toBe("text");
+    // Compressed JSON since 2026_11_26_002_record_bytes: nothing queries inside it.
+    expect(type("documents", "record")).toBe("bytea");
     expect(type("documents", "edat")).toBe("timestamp with time zone");
     expect(type("documents", "quality_total")).toBe("smallint");
     expect(type("documents", "indexed_version")).toBe("integer");
@@ -70,16 +70,36 @@ describeEachBackend("opening the store", (kind) => {
     expect(applied.rows[0]?.name).toBe("2026_11_21_001_init");
   });
 
-  it("keeps a record stored as jsonb (before 2026_11_26) through the move to text", async () => {
+  it("keeps a record stored as jsonb, then as text, through the moves to compressed bytes", async () => {
     const d = doc("6", { title: 'Ünïcode “quotes” \\ and "escapes"' });
     d.record = { ...d.record, title: d.title };
     await upsertDocuments(store.db, [d]);
-    const step = migrations["2026_11_26_001_record_text"];
-    await step?.down?.(store.db);
-    const { rows } = await sql<{ t: string }>`select pg_typeof(record)::text as t from documents
-      where pmid = '6'`.execute(store.db);
-    expect(rows[0]?.t).toBe("jsonb");
-    await step?.up(store.db);
+    const toText = migrations["2026_11_26_001_record_text"];
+    const toBytes = migrations["2026_11_26_002_record_bytes"];
+    const type = async () =>
+      (
+        await sql<{ t: string }>`select pg_typeof(record)::text as t from documents
+          where pmid = '6'`.execute(store.db)
+      ).rows[0]?.t;
+    const firstByte = async () =>
+      (
+        await sql<{ b: number }>`select get_byte(record, 0) as b from documents
+          where pmid = '6'`.execute(store.db)
+      ).rows[0]?.b;
+    expect(await type()).toBe("bytea");
+    expect(await firstByte()).toBe(1); // compressed
+    await toBytes?.down?.(store.db);
+    await toText?.down?.(store.db);
+    expect(await type()).toBe("jsonb");
+    await toText?.up(store.db);
+    expect(await type()).toBe("text");
+    await toBytes?.up(store.db);
+    // A row from before: its JSON's bytes as they were, read as they are.
+    expect(await firstByte()).toBe("{".charCodeAt(0));
+    expect((await getDocument(store.db, "6"))?.record).toEqual(d.record);
+    // Written again, it is compressed; both kinds read back the same record.
+    await upsertDocuments(store.db, [{ ...d, lr: "2030-01-01T00:00:00.000Z" }]);
+    expect(await firstByte()).toBe(1);
     expect((await getDocument(store.db, "6"))?.record).toEqual(d.record);
   });
 

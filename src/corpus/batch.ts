@@ -5,6 +5,7 @@
  */
 import { readEFetchArticles } from "../eutils/parse/efetch.js";
 import { upsertDocuments, type PreparedDocument, type UpsertResult } from "../store/docs.js";
+import { encodeRecord } from "../store/record-codec.js";
 import { documentInputFromArticle } from "./document.js";
 import {
   chunkRecord,
@@ -19,7 +20,7 @@ import {
  * another thread and posted here whole (./prepare-thread.ts).
  */
 export interface PreparedBatch {
-  /** The documents with their records as JSON (no Article objects: nothing here reads them). */
+  /** The documents with their records encoded as stored (no Article objects: nothing reads them). */
   docs: PreparedDocument[];
   /** Each document's chunks by PMID (for a PMID listed twice, the last record's, as upserted). */
   chunks: Map<string, IndexChunk[]>;
@@ -43,8 +44,8 @@ export function prepareBatch(body: string, now: Date): PreparedBatch {
   const chunks = new Map<string, IndexChunk[]>();
   // Record by record, so each record's parse tree and Article die young.
   readEFetchArticles(body, (article) => {
-    const { record: _article, ...doc } = documentInputFromArticle(article, now);
-    docs.push(doc);
+    const { record: _article, recordJson, ...doc } = documentInputFromArticle(article, now);
+    docs.push({ ...doc, recordBytes: encodeRecord(recordJson) });
     chunks.set(article.pmid, chunkRecord(article));
   });
   return { docs, chunks };

@@ -6,6 +6,7 @@
 import { sql, type Kysely, type Selectable } from "kysely";
 import type { Article } from "../eutils/types.js";
 import { packBytes, utf8 } from "./params.js";
+import { decodeRecord, encodeRecord } from "./record-codec.js";
 import type { Database, DocumentsTable } from "./schema.js";
 import { storeCall } from "./store-errors.js";
 import { inTransaction } from "./tx.js";
@@ -49,12 +50,13 @@ export interface DocumentInput {
   contentHash: string;
 }
 
-/** A document to write with its record already in JSON (a sync's prepared batch). */
+/** A document to write with its record already encoded as stored (a sync's prepared batch). */
 export type PreparedDocument = Omit<DocumentInput, "record" | "recordJson"> & {
-  recordJson: string;
+  /** encodeRecord(the record's JSON). */
+  recordBytes: Uint8Array;
 };
 
-/** What an upsert takes: the record as an Article, as JSON, or both. */
+/** What an upsert takes: the record as an Article, as JSON, or encoded. */
 export type DocumentWrite = DocumentInput | PreparedDocument;
 
 export interface StoredDocument extends DocumentInput {
@@ -118,7 +120,7 @@ export function rowToDocument(r: Selectable<DocumentsTable>): StoredDocument {
       human: r.quality_human,
       total: r.quality_total,
     },
-    record: JSON.parse(r.record) as Article,
+    record: decodeRecord(r.record),
     contentHash: r.content_hash,
     version: r.version,
     indexedVersion: r.indexed_version,
@@ -156,19 +158,23 @@ const CONTENT = [
   "content_hash",
 ] as const;
 
+/** The record as stored: prepared already, or encoded here from its JSON. */
+function storedRecord(d: DocumentWrite): Uint8Array {
+  if ("recordBytes" in d) return d.recordBytes;
+  return encodeRecord(d.recordJson ?? JSON.stringify(d.record));
+}
+
 /**
  * One statement for up to ROWS_PER_STATEMENT documents: a column per array parameter, the three
- * bulky ones (title, abstract, record: about 5 KB a record) as one blob each cut apart in SQL (see
- * params.ts). 32 parameters a statement instead of 26 a row: Postgres parses and binds a few
+ * bulky ones (title, abstract, the compressed record: about 3 KB a record) as one blob each cut
+ * apart in SQL (see params.ts). 32 parameters a statement instead of 26 a row: Postgres parses and binds a few
  * arrays rather than thousands of values, and the driver encodes no string of the record.
  */
 function upsertStatement(docs: DocumentWrite[]) {
   const col = <T>(f: (d: DocumentWrite) => T): T[] => docs.map(f);
   const titles = packBytes(docs.map((d) => utf8(d.title)));
   const abstracts = packBytes(docs.map((d) => utf8(d.abstract)));
-  const records = packBytes(
-    docs.map((d) => utf8(d.recordJson ?? JSON.stringify((d as DocumentInput).record))),
-  );
+  const records = packBytes(docs.map(storedRecord));
   const cut = (blob: Buffer, start: string, length: string) =>
     sql`convert_from(substring(${blob}::bytea from ${sql.ref(start)} for ${sql.ref(length)}), 'UTF8')`;
   const update = sql.join(CONTENT.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`));
@@ -179,7 +185,7 @@ function upsertStatement(docs: DocumentWrite[]) {
       pub_types::jsonb, mesh::jsonb, citation_subsets::jsonb, languages::jsonb,
       pdat, pdat_year, edat, lr, is_retracted,
       quality_design, quality_recency, quality_journal, quality_human, quality_total,
-      ${cut(records.blob, "r_start", "r_length")}, content_hash
+      substring(${records.blob}::bytea from r_start for r_length), content_hash
     from unnest(${col((d) => d.pmid)}::text[],
       ${titles.starts}::int[], ${titles.lengths}::int[],
       ${abstracts.starts}::int[], ${abstracts.lengths}::int[],

@@ -38,8 +38,8 @@ export interface DocumentsTable {
   quality_journal: number;
   quality_human: number;
   quality_total: number;
-  /** The Article as JSON text (parsed on read; nothing queries inside it). */
-  record: string;
+  /** The Article as compressed JSON (../store/record-codec.ts; nothing queries inside it). */
+  record: Uint8Array;
   content_hash: string;
   /** Starts at 1; bumped when the content hash changes or LR advances. */
   version: Generated<number>;
