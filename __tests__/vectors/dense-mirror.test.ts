@@ -164,15 +164,23 @@ function mirrorSuite(open: () => Promise<DbHandle>, exclusive: boolean) {
   });
 
   it("sees a retraction written by the other adapter", async () => {
-    // A chunk's own vector (doubled): it is its own nearest, which a graph search does not miss.
-    const top = live.find((c) => !c.payload.retracted && c.pmid !== live[0]!.pmid)!;
-    const q = top.dense.map((x) => x * 2);
-    expect((await dense(b, q, 10))[0]!.id).toBe(top.id);
-    await a.upsert([{ ...top, payload: { ...top.payload, retracted: true } }]);
-    expect((await dense(b, q, 10)).map((h) => h.id)).not.toContain(top.id);
-    const withRetracted = await b.searchDense(q, 10, { withPayload: false });
-    expect(withRetracted[0]!.id).toBe(top.id);
-    expect(withRetracted[0]!.score).toBeCloseTo(1, 5);
+    // A chunk's own vector (doubled) is its own nearest, which a graph search finds nearly always
+    // but not always (recall < 1 on random vectors): take the first chunk b's graph does find.
+    const candidates = live.filter((c) => !c.payload.retracted && c.pmid !== live[0]!.pmid);
+    let top: ChunkPoint | undefined;
+    for (const c of candidates.slice(0, 20)) {
+      const hits = await dense(b, c.dense, 10);
+      if (hits.some((h) => h.id === c.id)) {
+        top = c;
+        break;
+      }
+    }
+    expect(top).toBeDefined();
+    const q = top!.dense.map((x) => x * 2);
+    await a.upsert([{ ...top!, payload: { ...top!.payload, retracted: true } }]);
+    expect((await dense(b, q, 10)).map((h) => h.id)).not.toContain(top!.id);
+    const own = (await b.searchDense(q, 10, { withPayload: false })).find((h) => h.id === top!.id);
+    expect(own?.score).toBeCloseTo(1, 5);
   });
 
   it("starts empty after the other adapter resets the tables", async () => {
