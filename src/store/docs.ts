@@ -45,18 +45,16 @@ export interface DocumentInput {
   isRetracted: boolean;
   quality: Quality;
   record: Article;
-  /** `record` as JSON when the caller has it already (one JSON for the hash and the row). */
-  recordJson?: string;
   contentHash: string;
 }
 
 /** A document to write with its record already encoded as stored (a sync's prepared batch). */
-export type PreparedDocument = Omit<DocumentInput, "record" | "recordJson"> & {
+export type PreparedDocument = Omit<DocumentInput, "record"> & {
   /** encodeRecord(the record's JSON). */
   recordBytes: Uint8Array;
 };
 
-/** What an upsert takes: the record as an Article, as JSON, or encoded. */
+/** What an upsert takes: the record as an Article, or encoded. */
 export type DocumentWrite = DocumentInput | PreparedDocument;
 
 export interface StoredDocument extends DocumentInput {
@@ -158,17 +156,16 @@ const CONTENT = [
   "content_hash",
 ] as const;
 
-/** The record as stored: prepared already, or encoded here from its JSON. */
+/** The record as stored: prepared already, or encoded here. */
 function storedRecord(d: DocumentWrite): Uint8Array {
-  if ("recordBytes" in d) return d.recordBytes;
-  return encodeRecord(d.recordJson ?? JSON.stringify(d.record));
+  return "recordBytes" in d ? d.recordBytes : encodeRecord(JSON.stringify(d.record));
 }
 
 /**
  * One statement for up to ROWS_PER_STATEMENT documents: a column per array parameter, the three
  * bulky ones (title, abstract, the compressed record: about 3 KB a record) as one blob each cut
- * apart in SQL (see params.ts). 32 parameters a statement instead of 26 a row: Postgres parses and binds a few
- * arrays rather than thousands of values, and the driver encodes no string of the record.
+ * apart in SQL (see params.ts). 32 parameters a statement instead of 26 a row: Postgres parses and
+ * binds a few arrays rather than thousands of values, and the driver encodes no string of them.
  */
 function upsertStatement(docs: DocumentWrite[]) {
   const col = <T>(f: (d: DocumentWrite) => T): T[] => docs.map(f);

@@ -6,7 +6,7 @@
  * 500 records sends about 4 MB of text: record JSON, chunk texts, postings.
  */
 
-/** A text parameter as UTF-8 bytes; cast it where it is used (`${utf8(json)}::text::jsonb`). */
+/** A text parameter as UTF-8 bytes; cast it where it is used (`${utf8(text)}::text`). */
 export function utf8(text: string): Buffer {
   return Buffer.from(text, "utf8");
 }

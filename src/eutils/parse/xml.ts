@@ -11,9 +11,9 @@
 import type { ParserOptions } from "xml2js";
 import { UpstreamError } from "../../errors.js";
 import { jsonReplyError, normalizeSpace, ownCopy } from "./common.js";
+import { xml2js } from "./xml2js.js";
 
 export { normalizeSpace };
-import { xml2js } from "./xml2js.js";
 
 /** `#name` of the text nodes xml2js interleaves with elements (`charsAsChildren`). */
 export const TEXT_NODE = "__text__";
