@@ -1,8 +1,11 @@
 /**
  * Worker threads beside the module that starts them. Sources run as .ts under tsx and jest (dev,
  * tests), as .js from dist/ in production; a .ts thread needs tsx's loader too. A process run
- * with --cpu-prof (`npm run bench -- --profile`) profiles its threads as well.
+ * with --cpu-prof (`npm run bench -- --profile`) profiles its threads as well. The corpus threads
+ * lower their own priority (lowerThisThreadPriority), and a thread inherits its creator's.
  */
+import { readlinkSync, stat } from "node:fs";
+import { getPriority, setPriority } from "node:os";
 import { Worker } from "node:worker_threads";
 
 /** Starts the thread `name` (a module beside `from`, the caller's import.meta.url). */
@@ -19,4 +22,33 @@ export function startThread(name: string, from: string, workerData?: unknown): W
   });
   worker.stdout.pipe(process.stderr);
   return worker;
+}
+
+/**
+ * The nice value of the corpus worker and the sync's prepare thread, and so of the BM25 thread the
+ * worker starts: when the cores are busy, the MCP thread gets about nine times a corpus thread's
+ * share (Linux's weights for nice 0 and 10), so it answers calls and keeps live tools' deadlines
+ * while a sync and searches run.
+ */
+export const BACKGROUND_NICE = 10;
+
+/**
+ * Lowers the calling thread's scheduling priority (raises its nice value) where the system allows
+ * a single thread's to be set: Linux, whose setpriority() takes a thread id, found through
+ * /proc/thread-self. Background threads call it so that, when the cores are busy, the MCP thread
+ * runs first. libuv's thread pool (file, DNS and zlib calls of every thread) is started first if
+ * no thread has yet: its threads would inherit this thread's priority. Elsewhere, or if the system
+ * refuses, it does nothing and says so: the thread then runs at the process's priority, as before.
+ */
+export function lowerThisThreadPriority(nice: number): boolean {
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    if (!Number.isInteger(tid) || tid <= 0) return false;
+    // Any request to the pool starts it (once per process) before this call returns.
+    stat(".", () => undefined);
+    setPriority(tid, Math.max(getPriority(tid), nice));
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -4,11 +4,13 @@
  * itself, so the error reaches the sync with its own class.
  */
 import { parentPort } from "node:worker_threads";
+import { BACKGROUND_NICE, lowerThisThreadPriority } from "../threads.js";
 import { prepareBatch } from "./batch.js";
 import type { FromPrepareThread, ToPrepareThread } from "./prepare-thread.js";
 
 const port = parentPort;
 if (!port) throw new Error("src/corpus/prepare-worker.ts runs as a worker thread only");
+lowerThisThreadPriority(BACKGROUND_NICE);
 
 port.on("message", ({ id, body, now }: ToPrepareThread) => {
   let reply: FromPrepareThread;

@@ -12,6 +12,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { Config } from "../../config.js";
 import type { EutilsClient } from "../../eutils/client.js";
 import { log } from "../../log.js";
+import { BACKGROUND_NICE, lowerThisThreadPriority } from "../../threads.js";
 import { closeState, getCorpus, initState } from "../../state.js";
 import { OPS, type OpContext, type OpName } from "./ops.js";
 import { toWire, type FromWorker, type ToWorker } from "./protocol.js";
@@ -19,6 +20,7 @@ import { RemoteEutils } from "./remote-eutils.js";
 
 const port = parentPort;
 if (!port) throw new Error("src/corpus/worker/entry.ts runs as a worker thread only");
+lowerThisThreadPriority(BACKGROUND_NICE);
 
 const post = (msg: FromWorker) => port.postMessage(msg);
 const callOf = new AsyncLocalStorage<number>();
