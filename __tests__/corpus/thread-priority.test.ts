@@ -124,6 +124,7 @@ describeLinux("corpus threads' priority", () => {
         import { lowerThisThreadPriority } from "./threads.mjs";
         const lowered = lowerThisThreadPriority(${BACKGROUND_NICE});
         await readFile(new URL(import.meta.url));
+        parentPort.on("message", () => undefined); // alive until terminated, so it is listed
         parentPort.postMessage(lowered);`,
       );
       writeFileSync(
