@@ -34,7 +34,8 @@ export interface Store {
    * Housekeeping after bulk writes, which a server's background workers would otherwise do and
    * PGlite (one process, no autovacuum, no checkpointer) never does by itself. `checkpoint` (PGlite
    * only) lets Postgres recycle its write-ahead log, which else grows by gigabytes in a large sync;
-   * `analyze` refreshes the planner's statistics, which nothing else would ever gather there.
+   * `analyze` refreshes the planner's statistics, which nothing else would ever gather there, and
+   * on PGlite vacuums the tables with many dead rows (autovacuum's threshold).
    */
   maintain(what: { checkpoint?: boolean; analyze?: boolean }): Promise<void>;
   close(): Promise<void>;
@@ -68,15 +69,25 @@ const ANALYZED: Record<string, string[]> = {
   chunk_tombstones: ["gen", "id"],
 };
 
-/** Refreshes the planner's statistics of this store's large tables (never a whole database's). */
-async function analyze(db: Kysely<Database>): Promise<void> {
-  const { rows } = await sql<{ name: string }>`select relname as name from pg_class
-    where relname = any(${Object.keys(ANALYZED)}::text[]) and relkind = 'r'
-      and relnamespace = to_regnamespace(current_schema())`.execute(db);
-  for (const { name } of rows) {
-    await sql`analyze ${sql.table(name)} (${sql.join((ANALYZED[name] ?? []).map((c) => sql.ref(c)))})`.execute(
-      db,
-    );
+/**
+ * Refreshes the planner's statistics of this store's large tables (never a whole database's). With
+ * `vacuum` (PGlite: no autovacuum there), a table with more dead row versions than autovacuum's
+ * default threshold (50 + 20 % of its live rows) is vacuumed in the same pass, so the space of the
+ * rows a sync replaced (every document's first version, once it is marked indexed; a revised
+ * record's old chunks) is reused by the next writes instead of growing the files.
+ */
+async function analyze(db: Kysely<Database>, vacuum: boolean): Promise<void> {
+  // The one backend's pending counts reach the statistics once it is idle after this statement.
+  if (vacuum) await sql`select pg_stat_force_next_flush()`.execute(db);
+  const { rows } = await sql<{ name: string; dead: boolean }>`select c.relname as name,
+      coalesce(s.n_dead_tup > 50 + 0.2 * s.n_live_tup, false) as dead
+    from pg_class c left join pg_stat_user_tables s on s.relid = c.oid
+    where c.relname = any(${Object.keys(ANALYZED)}::text[]) and c.relkind = 'r'
+      and c.relnamespace = to_regnamespace(current_schema())`.execute(db);
+  for (const { name, dead } of rows) {
+    const command = vacuum && dead ? sql`vacuum (analyze)` : sql`analyze`;
+    const columns = sql.join((ANALYZED[name] ?? []).map((c) => sql.ref(c)));
+    await sql`${command} ${sql.table(name)} (${columns})`.execute(db);
   }
 }
 
@@ -210,9 +221,10 @@ function makeStore(
       storeCall("checking the connection", async () => void (await sql`select 1`.execute(db))),
     maintain: (what) =>
       storeCall("maintaining the database", async () => {
+        // Before the checkpoint, so the log a vacuum writes is recycled by it.
+        if (what.analyze) await analyze(db, kind === "pglite");
         // CHECKPOINT needs privileges an application role may lack; a server checkpoints anyway.
         if (what.checkpoint && kind === "pglite") await sql`checkpoint`.execute(db);
-        if (what.analyze) await analyze(db);
       }),
     close: () => {
       closed ??= (async () => {
