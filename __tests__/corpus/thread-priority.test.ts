@@ -6,10 +6,12 @@
  * threads have no priority of their own.
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
-import { execFileSync } from "node:child_process";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import ts from "typescript";
 import { PrepareThread } from "../../src/corpus/prepare-thread.js";
 import { createSynthCorpus } from "../../src/devtools/synth.js";
@@ -127,29 +129,28 @@ describeLinux("corpus threads' priority", () => {
         parentPort.on("message", () => undefined); // alive until terminated, so it is listed
         parentPort.postMessage(lowered);`,
       );
+      // The child says whether the worker lowered itself, then lives until its stdin closes.
       writeFileSync(
         join(dir, "main.mjs"),
         `import { Worker } from "node:worker_threads";
-        import { readdirSync, readFileSync } from "node:fs";
         const worker = new Worker(new URL("./worker.mjs", import.meta.url));
-        worker.once("message", async (lowered) => {
-          const threads = readdirSync("/proc/self/task").map((t) => {
-            const s = readFileSync("/proc/self/task/" + t + "/stat", "utf8");
-            const name = s.slice(s.indexOf("(") + 1, s.lastIndexOf(")"));
-            return { name, nice: Number(s.slice(s.lastIndexOf(")") + 2).split(" ")[16]) };
-          });
-          console.log(JSON.stringify({ lowered, threads }));
-          await worker.terminate();
-        });`,
+        worker.once("message", (lowered) => console.log(JSON.stringify(lowered)));
+        process.stdin.on("end", () => worker.terminate()).resume();`,
       );
-      const out = execFileSync(process.execPath, [join(dir, "main.mjs")], { encoding: "utf8" });
-      const { lowered, threads } = JSON.parse(out) as { lowered: boolean; threads: ThreadStat[] };
+      const child = spawn(process.execPath, [join(dir, "main.mjs")], {
+        stdio: ["pipe", "pipe", "inherit"],
+      });
+      const [line] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];
+      const threads = [...threadsOf(child.pid!)];
+      child.stdin!.end();
+      await once(child, "exit");
+      const lowered = JSON.parse(line) as boolean;
       expect(lowered).toBe(true);
-      const main = threads[0]; // the main thread's id is the process's, listed first
-      const pool = threads.filter((t) => t.name === "libuv-worker");
+      const main = threads.find(([tid]) => tid === child.pid)?.[1];
+      const pool = threads.filter(([, t]) => t.name === "libuv-worker");
       expect(pool.length).toBeGreaterThan(0);
-      expect(pool.every((t) => t.nice === main?.nice)).toBe(true);
-      expect(threads.filter((t) => t.nice >= BACKGROUND_NICE)).toHaveLength(1); // the worker
+      expect(pool.every(([, t]) => t.nice === main?.nice)).toBe(true);
+      expect(threads.filter(([, t]) => t.nice >= BACKGROUND_NICE)).toHaveLength(1); // the worker
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
