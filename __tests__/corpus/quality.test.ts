@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "@jest/globals";
 import { createHash } from "node:crypto";
+import { v5 as uuidv5 } from "uuid";
 import { CHUNK_NAMESPACE, chunkArticle, chunkUuid } from "../../src/corpus/chunk.js";
 import { contentHash, documentInputFromArticle } from "../../src/corpus/document.js";
 import { computeQuality, publicationYear } from "../../src/corpus/quality.js";
@@ -283,6 +284,16 @@ describe("chunking", () => {
       ]);
     }
     expect(chunkUuid("12345678", "title")).toBe("3f38b7c4-96cd-51d5-bb7c-2816820711e9");
+  });
+
+  it("computes the same uuid5 as the uuid package, for ASCII and non-ASCII names alike", () => {
+    // Stores made before chunkUuid hashed by itself hold the uuid package's ids.
+    const ids = ["title", "abs:0:0", "abs:12:3", "abs:RÉSULTATS:1", "abs:β-blocker✓:0", ""];
+    for (let i = 0; i < 2000; i++) {
+      const pmid = String((i * 7_919_311) % 40_000_000);
+      const chunkId = ids[i % ids.length] ?? "";
+      expect(chunkUuid(pmid, chunkId)).toBe(uuidv5(`${pmid}:${chunkId}`, CHUNK_NAMESPACE));
+    }
   });
 });
 

@@ -3,7 +3,7 @@
  * ("title", "abs:<section>:<part>"), so re-syncing a revised record overwrites the same points,
  * and every chunk carries the title so it reads (and embeds) on its own.
  */
-import { v5 as uuidv5 } from "uuid";
+import { hash } from "node:crypto";
 import type { Article } from "../eutils/types.js";
 
 /** Fixed namespace for chunk point ids: uuid5(CHUNK_NAMESPACE, "<pmid>:<chunk_id>"). */
@@ -20,8 +20,19 @@ export interface Chunk {
   text: string;
 }
 
+const NAMESPACE_BYTES = Buffer.from(CHUNK_NAMESPACE.replaceAll("-", ""), "hex");
+
+/**
+ * RFC 9562 version 5: SHA-1 of the namespace's bytes and the name's UTF-8, its first 16 bytes with
+ * the version and variant bits set. One hash call, where the uuid package parses the namespace
+ * and converts the name on every call (a tenth of a sync's chunking time).
+ */
 export function chunkUuid(pmid: string, chunkId: string): string {
-  return uuidv5(`${pmid}:${chunkId}`, CHUNK_NAMESPACE);
+  const name = Buffer.from(`${pmid}:${chunkId}`, "utf8");
+  const h = hash("sha1", Buffer.concat([NAMESPACE_BYTES, name]), "hex");
+  // The version nibble becomes 5; the variant's two high bits become 10.
+  const variant = ((parseInt(h[16] ?? "0", 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 function splitSentences(text: string): string[] {
