@@ -15,6 +15,7 @@ import { ADMIN_URL, pgliteDir, postgresDatabase, probePostgres } from "../lib/st
 import type { SyncChildInput, SyncChildOutput } from "./sync-child.js";
 
 const TERM = "bench sync";
+const WARM_UP_TERM = "bench warm up";
 /** NCBI's ceiling with an API key, and a typical E-utilities round trip. */
 const NCBI_RPS = 10;
 const NCBI_LATENCY_MS = 300;
@@ -32,10 +33,13 @@ async function syncOnce(
   server: { latencyMs: number; maxRps?: number; prerender?: boolean },
   clientRps: number,
   embeddings: SyncChildInput["embeddings"] = "none",
+  warmUp = false,
 ): Promise<Run> {
+  const span = { count: records, edatFrom: "2015-01-01", edatTo: "2024-12-31" };
   const corpus = createSynthCorpus({
     seed: 42,
-    terms: [{ term: TERM, count: records, edatFrom: "2015-01-01", edatTo: "2024-12-31" }],
+    // The warm-up term: as many records again, none of them the measured term's.
+    terms: [{ term: TERM, ...span }, ...(warmUp ? [{ term: WARM_UP_TERM, ...span }] : [])],
   });
   const ncbi = await startSynthServer(corpus, server);
   const pglite = backend === "pglite" ? await pgliteDir() : undefined;
@@ -49,11 +53,12 @@ async function syncOnce(
       maxRps: clientRps,
       term: TERM,
       embeddings,
+      warmUp: warmUp ? WARM_UP_TERM : undefined,
     };
     const out = await runChild<SyncChildOutput>("bench/sections/sync-child.ts", input, {
       // Bounded: generous for a 2-core machine (~10 ms/record measured), never open-ended.
       timeoutMs: 120_000 + records * 50,
-      profileName: `sync-${backend}-${records}-${embeddings}${server.latencyMs ? "-ncbi" : ""}`,
+      profileName: `sync-${backend}-${records}-${embeddings}${server.latencyMs ? "-ncbi" : ""}${warmUp ? "-warm" : ""}`,
     });
     if (out.processed !== records) {
       throw new Error(`sync processed ${out.processed} of ${records} records`);
@@ -163,6 +168,14 @@ export async function syncSection(opts: BenchOptions): Promise<SectionResult> {
       NCBI_RPS,
     ),
     local: await syncOnce(records, "pglite", { latencyMs: 0, prerender: true }, NCBI_RPS),
+    warm: await syncOnce(
+      records,
+      "pglite",
+      { latencyMs: NCBI_LATENCY_MS, maxRps: NCBI_RPS, prerender: true },
+      NCBI_RPS,
+      "none",
+      true,
+    ),
   }));
   const runs = pairs.map((p) => p.ncbi);
   const k = `sync.ncbi.${records}`;
@@ -193,6 +206,23 @@ export async function syncSection(opts: BenchOptions): Promise<SectionResult> {
       local,
     ),
   );
+  // The warm-up syncs as many records as the measured sync, through the same windows: half the
+  // requests are the measured sync's (checked, so a change to either cannot skew the floor).
+  const warmWall = pairs.map((p) => p.warm.syncMs / 1000);
+  const warmFloor = pairs.map((p, i) => {
+    if (p.warm.requests !== 2 * (runs[i]?.requests ?? NaN)) {
+      throw new Error(`warm run made ${p.warm.requests} requests, not twice ${runs[i]?.requests}`);
+    }
+    return p.warm.requests / 2 / NCBI_RPS;
+  });
+  out.figures.push(
+    figure(
+      `${k}.warm_s`,
+      `NCBI-like server, pglite ${n} records after another ${n} in the same process: wall time`,
+      "s",
+      warmWall,
+    ),
+  );
   out.ratios.push(
     ratio(
       `${k}.efficiency`,
@@ -200,6 +230,13 @@ export async function syncSection(opts: BenchOptions): Promise<SectionResult> {
       "floor ÷ wall time",
       floor,
       wall,
+    ),
+    ratio(
+      `${k}.warm_efficiency`,
+      `NCBI-like server ${n} records, a second sync in the same process: efficiency`,
+      "floor ÷ wall time (V8 has compiled the sync's code by then)",
+      warmFloor,
+      warmWall,
     ),
     ratio(
       `${k}.latency_hidden`,
