@@ -3,7 +3,8 @@
  * its published JSON schema; server.json (MCP Registry) against what the registry documents, and
  * against the registry's published schema when ../shared/specs/server.schema.json holds a copy
  * (no npm package ships it, and it is not copied into this repository); both against the facts
- * they repeat: package.json's name, version and engines, src/config.ts's variables, src/tools.
+ * they repeat: package.json's name, version and engines, src/config.ts's variables, src/tools;
+ * package.json's install-script policy against the lockfile.
  */
 import { describe, expect, it, jest } from "@jest/globals";
 import { Ajv } from "ajv";
@@ -200,5 +201,21 @@ describe(".env.example", () => {
     expect(read(".env.example")).not.toMatch(/^[A-Z][A-Z0-9_]*=/m); // nothing set by default
     expect([...new Set(listed)].sort()).toEqual([...CONFIG_VARS].sort());
     expect(listed.length).toBe(new Set(listed).size);
+  });
+});
+
+describe("package.json's allowScripts (npm 11.19 and later run only the install scripts it allows)", () => {
+  it("decides every locked package that has one, names no other, and allows usearch's only", () => {
+    const lock = json<{ packages: Record<string, { hasInstallScript?: boolean }> }>(
+      "package-lock.json",
+    );
+    const withScripts = Object.entries(lock.packages)
+      .filter(([, p]) => p.hasInstallScript === true)
+      .map(([path]) => path.replace(/^.*node_modules\//, ""));
+    const { allowScripts } = json<{ allowScripts: Record<string, boolean> }>("package.json");
+    expect(Object.keys(allowScripts).sort()).toEqual([...new Set(withScripts)].sort());
+    // node-gyp-build: usearch's prebuilt module, or a build where none fits the platform.
+    const allowed = Object.entries(allowScripts).filter(([, ok]) => ok);
+    expect(allowed.map(([name]) => name)).toEqual(["usearch"]);
   });
 });
