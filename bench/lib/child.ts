@@ -2,6 +2,7 @@
  * Runs a benchmark stage in a child process of its own, so its peak RSS and its CPU profile are
  * its own. The child prints one JSON object as its last stdout line; the parent kills it after
  * `timeoutMs`. With BENCH_CPU_PROF_DIR set (run.ts --profile) the child writes a CPU profile there.
+ * A TypeScript script runs under tsx; with `plain`, a JavaScript one runs under plain node.
  */
 import { spawn } from "node:child_process";
 import { dirname, join, resolve } from "node:path";
@@ -15,7 +16,7 @@ export const PROFILE_FLAGS = ["--cpu-prof", "--cpu-prof-interval=5000"];
 export async function runChild<T>(
   script: string,
   input: unknown,
-  opts: { timeoutMs: number; profileName?: string },
+  opts: { timeoutMs: number; profileName?: string; plain?: boolean },
 ): Promise<T> {
   const profDir = process.env.BENCH_CPU_PROF_DIR;
   const prof =
@@ -24,7 +25,12 @@ export async function runChild<T>(
       : [];
   const child = spawn(
     process.execPath,
-    [...prof, "--expose-gc", "--import", "tsx", join(REPO_DIR, script), JSON.stringify(input)],
+    [
+      ...prof,
+      ...(opts.plain ? [] : ["--expose-gc", "--import", "tsx"]),
+      join(REPO_DIR, script),
+      JSON.stringify(input),
+    ],
     {
       cwd: REPO_DIR,
       stdio: ["ignore", "pipe", "pipe"],
