@@ -1,9 +1,11 @@
 /**
  * The gate every NCBI request passes: a p-queue for the concurrency cap and fair ordering, and a
  * sliding-window check in front of each start. NCBI allows 3 requests/s without an API key and 10
- * with one, counted over any second; a fixed-window counter (p-queue's interval/intervalCap) can
- * start 2× that across a window boundary, so start times are kept and checked individually.
- * Replicas sharing a database also pass a shared budget (budget.ts) after the local check.
+ * with one, counted over any second as requests arrive. p-queue's own sliding window (`strict`)
+ * counts task starts, which can be long before a request is on the wire; this one counts the
+ * moment each request is written to the socket (below), holds starts for a cool-down after a
+ * 429 with probes, fails at once a wait longer than the caller's deadline, and checks the
+ * replicas' shared budget (budget.ts) after the local check: what p-queue does not do.
  */
 import { AsyncResource } from "node:async_hooks";
 import dc from "node:diagnostics_channel";
