@@ -20,9 +20,19 @@ const t0 = performance.now();
 const store = await openStore({ dataDir: input.dataDir, templateDir: input.templateDir });
 const wallMs = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
-// The open's peak, before close. VmHWM, not ru_maxrss (bench/lib/rss.ts tells why).
-const kb = Number(/^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1]);
+// The open's peak, before close: VmHWM, not ru_maxrss, as bench/lib/rss.ts's peakRssMb (which
+// this loader-free child cannot import) reads it, with the same fallback where /proc is absent.
+const vmHwmKb = /^VmHWM:\s+(\d+)\s+kB/m.exec(procStatus())?.[1];
+const kb = Number(vmHwmKb ?? process.resourceUsage().maxRSS);
 await store.close();
 console.log(
   JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, wallMs, peakRssMb: kb / 1024 }),
 );
+
+function procStatus() {
+  try {
+    return readFileSync("/proc/self/status", "utf8");
+  } catch {
+    return "";
+  }
+}
