@@ -1,7 +1,8 @@
 /**
  * The sync's batch pipeline on its own: stores in order and one at a time, the next requests in
  * flight together and preparation overlapping the current store, bounded look-ahead, and a
- * failure or abort anywhere stopping every later store (so a checkpoint moved after runBatches
+ * look-ahead that grows with NCBI's measured wait, and a failure or abort anywhere stopping
+ * every later store (so a checkpoint moved after runBatches
  * never passes a lost batch).
  */
 import { describe, expect, it } from "@jest/globals";
@@ -26,8 +27,12 @@ function deferred<T>(): Deferred<T> {
 /** Lets every queued promise callback run. */
 const settle = () => new Promise((r) => setImmediate(r));
 
-/** A pipeline whose every request and store waits until the test releases it. */
-function harness(batches: number, ahead?: number) {
+/**
+ * A pipeline whose every request and store waits until the test releases it; `clock.t` is the
+ * time its measured waits and pace read.
+ */
+function harness(batches: number, ahead?: number, maxAhead?: number) {
+  const clock = { t: 0 };
   const events: string[] = [];
   const replies = Array.from({ length: batches }, () => deferred<string>());
   const stores = Array.from({ length: batches }, () => deferred<void>());
@@ -36,6 +41,8 @@ function harness(batches: number, ahead?: number) {
   const run = runBatches({
     batches,
     ahead,
+    maxAhead,
+    now: () => clock.t,
     signal: controller.signal,
     fetch: (i, signal) => {
       events.push(`fetch ${i}`);
@@ -52,7 +59,7 @@ function harness(batches: number, ahead?: number) {
     },
   });
   run.catch(() => undefined);
-  return { events, replies, stores, signals, controller, run };
+  return { events, replies, stores, signals, controller, run, clock };
 }
 
 describe("runBatches", () => {
@@ -82,6 +89,50 @@ describe("runBatches", () => {
     expect(done).toBe(false); // not before the last store has finished
     h.stores[2]?.resolve();
     await expect(h.run).resolves.toBeUndefined();
+  });
+
+  it("looks further ahead when replies take longer than a batch's work, up to maxAhead", async () => {
+    const h = harness(12, 2, 5);
+    const fetched = () => h.events.filter((e) => e.startsWith("fetch"));
+    await settle();
+    expect(h.events).toEqual(["fetch 0", "fetch 1", "fetch 2"]);
+    // The first reply took 1,000 ms: before any batch's work is timed the pace is taken as
+    // 250 ms, so 1000 / 250 + 1 = 5 batches ahead of the one being stored.
+    h.clock.t = 1_000;
+    h.replies[0]?.resolve("a");
+    await settle();
+    expect(fetched()).toEqual([0, 1, 2, 3, 4, 5].map((i) => `fetch ${i}`));
+    // Batch 0's store took 400 ms: 1000 / 400 → 3, + 1 = 4 ahead of batch 1; nothing new.
+    h.clock.t = 1_400;
+    h.stores[0]?.resolve();
+    await settle();
+    expect(fetched()).toHaveLength(6);
+    // The second reply took 4,000 ms: the average wait is 2,500 ms, 2500 / 400 → 7, + 1 = 8,
+    // capped at maxAhead: 5 ahead of batch 1.
+    h.clock.t = 4_000;
+    h.replies[1]?.resolve("b");
+    await settle();
+    expect(fetched().at(-1)).toBe("fetch 6");
+  });
+
+  it("keeps the minimum look-ahead when replies come at once", async () => {
+    const h = harness(8, 2, 6);
+    await settle();
+    h.clock.t = 20;
+    h.replies[0]?.resolve("a");
+    h.replies[1]?.resolve("b");
+    h.replies[2]?.resolve("c");
+    await settle();
+    // 20 ms against a 250 ms pace: two ahead, as without maxAhead.
+    expect(h.events.filter((e) => e.startsWith("fetch"))).toEqual([
+      "fetch 0",
+      "fetch 1",
+      "fetch 2",
+    ]);
+    h.clock.t = 300;
+    h.stores[0]?.resolve();
+    await settle();
+    expect(h.events.filter((e) => e.startsWith("fetch")).at(-1)).toBe("fetch 3");
   });
 
   it("a failed request stops every later store and aborts what is in flight at once", async () => {

@@ -19,6 +19,8 @@ const WARM_UP_TERM = "bench warm up";
 /** NCBI's ceiling with an API key, and a typical E-utilities round trip. */
 const NCBI_RPS = 10;
 const NCBI_LATENCY_MS = 300;
+/** A slow E-utilities reply (a large EFetch on a busy day): how far the sync's look-ahead reaches. */
+const SLOW_LATENCY_MS = 1_500;
 
 type Backend = "pglite" | "postgres";
 
@@ -176,6 +178,12 @@ export async function syncSection(opts: BenchOptions): Promise<SectionResult> {
       "none",
       true,
     ),
+    slow: await syncOnce(
+      records,
+      "pglite",
+      { latencyMs: SLOW_LATENCY_MS, maxRps: NCBI_RPS, prerender: true },
+      NCBI_RPS,
+    ),
   }));
   const runs = pairs.map((p) => p.ncbi);
   const k = `sync.ncbi.${records}`;
@@ -221,6 +229,14 @@ export async function syncSection(opts: BenchOptions): Promise<SectionResult> {
       `NCBI-like server, pglite ${n} records after another ${n} in the same process: wall time`,
       "s",
       warmWall,
+    ),
+  );
+  out.figures.push(
+    figure(
+      `${k}.slow_s`,
+      `NCBI-like server answering in ${SLOW_LATENCY_MS.toLocaleString("en-US")} ms, pglite ${n} records: wall time`,
+      "s",
+      pairs.map((p) => p.slow.syncMs / 1000),
     ),
   );
   out.ratios.push(

@@ -2,17 +2,21 @@
  * The sync's batch pipeline: while batch k is written and indexed, the requests for the next
  * batches are in flight and, once a reply is in, its batch is prepared (parsed, chunked). The
  * corpus worker prepares in a thread of its own (prepare-thread.ts), so preparing overlaps the
- * writes on either store; everywhere NCBI's waits (300 ms or more a reply) hide behind the
- * current batch's writes.
+ * writes on either store; everywhere NCBI's waits hide behind the current batch's work.
+ *
+ * How far ahead requests go adapts to NCBI: at least `ahead` batches beyond the one being stored,
+ * and as many more (up to `maxAhead`) as the replies' measured wait covers at the pipeline's
+ * pace — one batch's preparation or store, whichever is longer. A server answering at once keeps
+ * the minimum (few replies held, little memory); one taking seconds a reply gets enough requests
+ * in flight that the writes never wait for it.
  *
  * Guarantees: `store` is called in batch order, one call at a time, and `runBatches` resolves only
  * after the last `store` resolved — so a caller that moves a checkpoint after it never moves it
- * past an unstored batch. Requests leave in batch order as soon as they are at most `ahead`
- * batches past the one being stored, without waiting for each other's replies (the E-utilities
- * limiter keeps them within NCBI's rate); batches are prepared in order (bounded memory: at most
- * `ahead` + 1 replies held). The first failure (of a request, a preparation, a write, or the
- * caller's signal) aborts what is in flight, stops further stores, waits for the in-flight work
- * to settle, and is rethrown.
+ * past an unstored batch. Requests leave in batch order, without waiting for each other's replies
+ * (the E-utilities limiter keeps them within NCBI's rate); batches are prepared in order (bounded
+ * memory: at most `maxAhead` + 1 replies held). The first failure (of a request, a preparation, a
+ * write, or the caller's signal) aborts what is in flight, stops further stores, waits for the
+ * in-flight work to settle, and is rethrown.
  */
 
 export interface BatchPipeline<R, P> {
@@ -25,37 +29,85 @@ export interface BatchPipeline<R, P> {
   /** Writes one prepared batch. */
   store(prepared: P, index: number): Promise<void>;
   signal?: AbortSignal;
-  /** Batches requested beyond the one being stored (default 1). */
+  /** Batches requested beyond the one being stored, at least (default 1). */
   ahead?: number;
+  /** At most (default `ahead`: a fixed look-ahead). */
+  maxAhead?: number;
+  /** Milliseconds, for the measured waits and pace (default performance.now). */
+  now?: () => number;
 }
 
+/**
+ * The pace assumed from the first reply until the first batch is prepared: about a 500-record
+ * batch's preparation on a 2-core machine. It only sets how many requests follow the first
+ * reply at once; the measured pace takes over one preparation later.
+ */
+const FIRST_PACE_MS = 250;
+
 export async function runBatches<R, P>(p: BatchPipeline<R, P>): Promise<void> {
-  const ahead = Math.max(1, p.ahead ?? 1);
+  const minAhead = Math.max(1, p.ahead ?? 1);
+  const maxAhead = Math.max(minAhead, p.maxAhead ?? minAhead);
+  const now = p.now ?? (() => performance.now());
   const failed = new AbortController();
   const signal = p.signal ? AbortSignal.any([p.signal, failed.signal]) : failed.signal;
   const queued: Promise<P>[] = [];
   let prepared: Promise<unknown> = Promise.resolve();
   let started = 0;
+  /** The batch being stored (or awaited for its store). */
+  let current = 0;
+  // Moving averages of a reply's wait (from the request's start: the limiter's queue included),
+  // of a preparation and of a store; 0 until the first is seen.
+  const avg = { wait: 0, prepare: 0, store: 0 };
+  const record = (what: keyof typeof avg, ms: number): void => {
+    avg[what] = avg[what] === 0 ? ms : (avg[what] + ms) / 2;
+  };
+  /** Enough batches ahead that a request sent now is answered before its batch's turn. */
+  const ahead = (): number => {
+    if (avg.wait === 0) return minAhead;
+    const pace = Math.max(avg.prepare, avg.store) || FIRST_PACE_MS;
+    return Math.min(maxAhead, Math.max(minAhead, Math.ceil(avg.wait / pace) + 1));
+  };
+
   const start = (index: number): void => {
+    const sent = now();
     const reply = p.fetch(index, signal);
-    // A failed request stops the others at once, not when its turn to be prepared comes.
-    reply.catch((err: unknown) => failed.abort(err));
+    reply.then(
+      () => {
+        record("wait", now() - sent);
+        fill();
+      },
+      // A failed request stops the others at once, not when its turn to be prepared comes.
+      (err: unknown) => failed.abort(err),
+    );
     // Prepared in batch order: once its reply is in and the batch before it is prepared.
     const job = prepared.then(async () => {
       const r = await reply;
       signal.throwIfAborted();
-      return p.prepare(r, index);
+      const began = now();
+      const batch = await p.prepare(r, index);
+      record("prepare", now() - began);
+      fill();
+      return batch;
     });
     job.catch(() => undefined); // awaited below or settled on failure, never unhandled
     prepared = job;
     queued.push(job);
   };
+  function fill(): void {
+    while (started < p.batches && started <= current + ahead() && !signal.aborted) {
+      start(started++);
+    }
+  }
+
   try {
     for (let index = 0; index < p.batches; index++) {
-      while (started < p.batches && started <= index + ahead && !signal.aborted) start(started++);
+      current = index;
+      fill();
       const batch = await (queued.shift() as Promise<P>);
       p.signal?.throwIfAborted();
+      const began = now();
       await p.store(batch, index);
+      record("store", now() - began);
     }
   } catch (err) {
     failed.abort(err);

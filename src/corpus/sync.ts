@@ -44,6 +44,8 @@ import { dayOf, endOfDay, entrezDay, splitWindow, type Day } from "./windows.js"
 export const ESEARCH_REACH = 10_000;
 /** Records per EFetch request. */
 export const EFETCH_BATCH = 500;
+/** EFetch batches requested beyond the one being stored, at most (./pipeline.ts). */
+const MAX_AHEAD = 8;
 /** An embedded store checkpoints after this many records, so its write-ahead log stays bounded. */
 export const CHECKPOINT_EVERY = 5_000;
 
@@ -180,9 +182,11 @@ class SyncRun {
         ),
       prepare: (res) => this.preparer.prepare(res.body, this.now),
       store: (batch) => this.storeBatch(batch),
-      // Three EFetch requests in flight hide NCBI's wait behind the writes even when a reply
-      // takes longer than a batch's writes (bench: NCBI-like sync 4.6 s against 5.2 s with two).
+      // At least three EFetch requests in flight (bench: NCBI-like sync 4.6 s against 5.2 s with
+      // two), up to nine when NCBI's replies take longer than those cover: with 1,500 ms replies a
+      // 5,000-record sync took 6.6 s against 9.6 s with three at most.
       ahead: 2,
+      maxAhead: MAX_AHEAD,
     });
     await this.advance(w);
     if (this.unflushed >= CHECKPOINT_EVERY) {
