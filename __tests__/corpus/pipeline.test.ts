@@ -1,9 +1,8 @@
 /**
  * The sync's batch pipeline on its own: stores in order and one at a time, the next requests in
- * flight together and preparation overlapping the current store, bounded look-ahead, and a
- * look-ahead that grows with NCBI's measured wait, and a failure or abort anywhere stopping
- * every later store (so a checkpoint moved after runBatches
- * never passes a lost batch).
+ * flight together and preparation overlapping the current store, a bounded look-ahead that grows
+ * with the replies' measured wait, and a failure or abort anywhere stopping every later store (so
+ * a checkpoint moved after runBatches never passes a lost batch).
  */
 import { describe, expect, it } from "@jest/globals";
 import { runBatches } from "../../src/corpus/pipeline.js";
