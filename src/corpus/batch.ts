@@ -1,18 +1,28 @@
 /**
  * One EFetch batch of the sync, in two steps the pipeline (./pipeline.ts) can overlap:
  * `prepareBatch` is the CPU work on the reply (parse, documents, content hashes, chunks, tokens)
- * and needs no store; `upsertBatch` and `indexBatch` write it.
+ * and needs no store; `storeBatch` writes it.
  */
 import { readEFetchArticles } from "../eutils/parse/efetch.js";
-import { upsertDocuments, type PreparedDocument, type UpsertResult } from "../store/docs.js";
+import { isLexicalOnly } from "../embeddings/none.js";
+import {
+  replaceChunksOf,
+  upsertDocuments,
+  type PreparedDocument,
+  type UpsertResult,
+} from "../store/docs.js";
 import { encodeRecord } from "../store/record-codec.js";
+import { inTransaction } from "../store/tx.js";
 import { documentInputFromArticle } from "./document.js";
 import {
+  chunkPoints,
   chunkRecord,
+  chunkRows,
   indexDocuments,
   indexItems,
-  type IndexDeps,
   type IndexChunk,
+  type IndexDeps,
+  type IndexItem,
 } from "./indexer.js";
 
 /**
@@ -51,30 +61,50 @@ export function prepareBatch(body: string, now: Date): PreparedBatch {
   return { docs, chunks };
 }
 
-/** Upserts the batch's documents: inserted, updated or skipped by content hash and LR. */
-export function upsertBatch(deps: IndexDeps, batch: PreparedBatch): Promise<UpsertResult[]> {
-  return upsertDocuments(deps.store.db, batch.docs);
+/**
+ * Stores a prepared batch and indexes what it wrote; returns each document's outcome. Where no
+ * embedding is made (lexical only, the default) and the vectors live in the store's database
+ * (pgvector), it is one transaction: the documents are written already marked indexed, with their
+ * chunks and postings (one commit and one row version per document instead of four commits and
+ * two versions). Otherwise the documents first, then the index (indexItems).
+ */
+export async function storeBatch(deps: IndexDeps, batch: PreparedBatch): Promise<UpsertResult[]> {
+  const { store, vectors, embedder, signal } = deps;
+  const writer = isLexicalOnly(embedder) ? vectors.writerIn?.(store.db) : undefined;
+  if (!writer) {
+    const results = await upsertDocuments(store.db, batch.docs);
+    await indexItems(deps, writtenItems(batch, results));
+    await indexDocuments(deps, skippedPmids(results));
+    return results;
+  }
+  signal?.throwIfAborted();
+  let committed: (() => void) | undefined;
+  const results = await inTransaction(store.db, async (trx) => {
+    const results = await upsertDocuments(trx, batch.docs, { indexed: true });
+    const items = writtenItems(batch, results);
+    await replaceChunksOf(trx, chunkRows(items));
+    committed = await writer(
+      trx,
+      items.map((i) => i.doc.pmid),
+      chunkPoints(items),
+    );
+    return results;
+  });
+  committed?.();
+  // Skipped documents are indexed too when an earlier run stored but never indexed them.
+  await indexDocuments(deps, skippedPmids(results));
+  return results;
 }
 
-/**
- * Indexes every document of the upserted batch whose stored version is not indexed: inserted and
- * updated ones from the prepared chunks (the stored row is what was just written), skipped ones
- * that an earlier run stored but never indexed from the store, as before.
- */
-export async function indexBatch(
-  deps: IndexDeps,
-  batch: PreparedBatch,
-  results: UpsertResult[],
-): Promise<void> {
+/** The inserted and updated documents of the batch, at their new versions, with their chunks. */
+function writtenItems(batch: PreparedBatch, results: UpsertResult[]): IndexItem[] {
   const byPmid = new Map(batch.docs.map((d) => [d.pmid, d]));
-  const written = results.filter((r) => r.outcome !== "skipped");
-  await indexItems(
-    deps,
-    written.flatMap((r) => {
-      const doc = byPmid.get(r.pmid);
-      return doc ? [{ doc, version: r.version, chunks: batch.chunks.get(r.pmid) ?? [] }] : [];
-    }),
-  );
-  const skipped = results.filter((r) => r.outcome === "skipped").map((r) => r.pmid);
-  await indexDocuments(deps, skipped);
+  return results.flatMap((r) => {
+    const doc = r.outcome === "skipped" ? undefined : byPmid.get(r.pmid);
+    return doc ? [{ doc, version: r.version, chunks: batch.chunks.get(r.pmid) ?? [] }] : [];
+  });
+}
+
+function skippedPmids(results: UpsertResult[]): string[] {
+  return results.filter((r) => r.outcome === "skipped").map((r) => r.pmid);
 }

@@ -1,6 +1,7 @@
 /**
  * Stored documents → chunks → embeddings → vector store, then mark them indexed. Shared by the
- * sync (after each batch, and for documents a crash left stored but unindexed) and by reindex.
+ * sync (after each batch with embeddings or Qdrant, and for documents a crash left stored but
+ * unindexed) and by reindex; the default corpus stores a batch in one transaction (batch.ts).
  */
 import type { Embedder } from "../embeddings/embedder.js";
 import { isLexicalOnly } from "../embeddings/none.js";
@@ -64,40 +65,9 @@ export async function indexDocuments(deps: IndexDeps, pmids: string[]): Promise<
 export async function indexItems(deps: IndexDeps, items: IndexItem[]): Promise<number> {
   const { store, vectors, embedder, signal } = deps;
   if (items.length === 0) return 0;
-  const points: Omit<ChunkPoint, "dense">[] = [];
-  const rows: { pmid: string; chunks: ChunkInput[] }[] = [];
-  for (const { doc, version, chunks } of items) {
-    rows.push({
-      pmid: doc.pmid,
-      chunks: chunks.map((c) => ({
-        id: c.id,
-        chunkId: c.chunkId,
-        ord: c.ord,
-        section: c.section,
-        text: c.text,
-        tokenCount: c.tokenCount,
-        version,
-      })),
-    });
-    for (const c of chunks) {
-      points.push({
-        id: c.id,
-        pmid: doc.pmid,
-        chunkId: c.chunkId,
-        sparse: c.sparse,
-        payload: {
-          title: doc.title,
-          text: c.text,
-          quality: doc.quality.total,
-          retracted: doc.isRetracted,
-          pdatYear: doc.pdatYear,
-          version,
-        },
-      });
-    }
-  }
+  const points = chunkPoints(items);
   // One transaction for the batch's chunk rows, not one per document.
-  await replaceChunksOf(store.db, rows);
+  await replaceChunksOf(store.db, chunkRows(items));
   // Lexical only (EMBEDDINGS_PROVIDER=none): no embedding call, points carry no dense vector.
   const dense = isLexicalOnly(embedder)
     ? []
@@ -116,6 +86,43 @@ export async function indexItems(deps: IndexDeps, items: IndexItem[]): Promise<n
     items.map((i) => ({ pmid: i.doc.pmid, version: i.version })),
   );
   return items.length;
+}
+
+/** The chunk rows of these documents at these versions. */
+export function chunkRows(items: IndexItem[]): { pmid: string; chunks: ChunkInput[] }[] {
+  return items.map(({ doc, version, chunks }) => ({
+    pmid: doc.pmid,
+    chunks: chunks.map((c) => ({
+      id: c.id,
+      chunkId: c.chunkId,
+      ord: c.ord,
+      section: c.section,
+      text: c.text,
+      tokenCount: c.tokenCount,
+      version,
+    })),
+  }));
+}
+
+/** The vector-store points of these documents' chunks, with no dense vector yet. */
+export function chunkPoints(items: IndexItem[]): ChunkPoint[] {
+  return items.flatMap(({ doc, version, chunks }) =>
+    chunks.map((c) => ({
+      id: c.id,
+      pmid: doc.pmid,
+      chunkId: c.chunkId,
+      dense: [],
+      sparse: c.sparse,
+      payload: {
+        title: doc.title,
+        text: c.text,
+        quality: doc.quality.total,
+        retracted: doc.isRetracted,
+        pdatYear: doc.pdatYear,
+        version,
+      },
+    })),
+  );
 }
 
 /** Indexes every stored-but-unindexed document (crash or vector-store failure recovery). */

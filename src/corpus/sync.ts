@@ -26,13 +26,7 @@ import {
 } from "../store/jobs.js";
 import { withQueryKeyLock } from "../store/locks.js";
 import type { VectorStore } from "../vectors/vector-store.js";
-import {
-  indexBatch,
-  inlinePreparer,
-  upsertBatch,
-  type BatchPreparer,
-  type PreparedBatch,
-} from "./batch.js";
+import { inlinePreparer, storeBatch, type BatchPreparer, type PreparedBatch } from "./batch.js";
 import { indexPending } from "./indexer.js";
 import { runBatches } from "./pipeline.js";
 import { SyncProgress, type HeartbeatClock } from "./progress.js";
@@ -230,7 +224,7 @@ class SyncRun {
 
   async storeBatch(batch: PreparedBatch): Promise<void> {
     if (batch.docs.length === 0) return;
-    const results = await upsertBatch(this.deps, batch);
+    const results = await storeBatch(this.deps, batch);
     for (const r of results) {
       if (r.outcome === "inserted") this.counts.inserted++;
       else if (r.outcome === "updated") this.counts.updated++;
@@ -241,8 +235,6 @@ class SyncRun {
     }
     this.counts.processed += batch.docs.length;
     this.unflushed += batch.docs.length;
-    // Skipped documents are indexed too when an earlier run stored but never indexed them.
-    await indexBatch(this.deps, batch, results);
     await this.progressOut.records(this.counts.processed, "stored and indexed a batch");
   }
 

@@ -166,8 +166,9 @@ function storedRecord(d: DocumentWrite): Uint8Array {
  * bulky ones (title, abstract, the compressed record: about 3 KB a record) as one blob each cut
  * apart in SQL (see params.ts). 32 parameters a statement instead of 26 a row: Postgres parses and
  * binds a few arrays rather than thousands of values, and the driver encodes no string of them.
+ * `indexed`: each written row is marked indexed at its new version in the same write.
  */
-function upsertStatement(docs: DocumentWrite[]) {
+function upsertStatement(docs: DocumentWrite[], indexed: boolean) {
   const col = <T>(f: (d: DocumentWrite) => T): T[] => docs.map(f);
   const titles = packBytes(docs.map((d) => utf8(d.title)));
   const abstracts = packBytes(docs.map((d) => utf8(d.abstract)));
@@ -175,9 +176,17 @@ function upsertStatement(docs: DocumentWrite[]) {
   const cut = (blob: Buffer, start: string, length: string) =>
     sql`convert_from(substring(${blob}::bytea from ${sql.ref(start)} for ${sql.ref(length)}), 'UTF8')`;
   const update = sql.join(CONTENT.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`));
+  // An insert is version 1; an update's new version is documents.version + 1.
+  const mark = indexed
+    ? {
+        column: sql`indexed_version, `,
+        value: sql`1, `,
+        update: sql`, indexed_version = documents.version + 1`,
+      }
+    : { column: sql``, value: sql``, update: sql`` };
   return sql<{ pmid: string; version: number }>`insert into documents
-      (pmid, ${sql.join(CONTENT.map((c) => sql.ref(c)))})
-    select pmid, ${cut(titles.blob, "t_start", "t_length")}, ${cut(abstracts.blob, "a_start", "a_length")},
+      (pmid, ${mark.column}${sql.join(CONTENT.map((c) => sql.ref(c)))})
+    select pmid, ${mark.value}${cut(titles.blob, "t_start", "t_length")}, ${cut(abstracts.blob, "a_start", "a_length")},
       journal, journal_iso, issn, eissn, nlm_id, doi, pmcid,
       pub_types::jsonb, mesh::jsonb, citation_subsets::jsonb, languages::jsonb,
       pdat, pdat_year, edat, lr, is_retracted,
@@ -203,7 +212,7 @@ function upsertStatement(docs: DocumentWrite[]) {
         doi, pmcid, pub_types, mesh, citation_subsets, languages, pdat, pdat_year, edat, lr,
         is_retracted, quality_design, quality_recency, quality_journal, quality_human,
         quality_total, r_start, r_length, content_hash)
-    on conflict (pmid) do update set ${update}, version = documents.version + 1, updated_at = now()
+    on conflict (pmid) do update set ${update}, version = documents.version + 1, updated_at = now()${mark.update}
       -- The versioning rule; when false Postgres writes nothing and returns no row.
       where documents.content_hash <> excluded.content_hash
         or (excluded.lr is not null and (documents.lr is null or excluded.lr > documents.lr))
@@ -213,9 +222,15 @@ function upsertStatement(docs: DocumentWrite[]) {
 /**
  * Inserts new documents and updates changed ones in one transaction. Unchanged documents (same
  * hash, LR not later than stored) are skipped without a write. One result per distinct pmid, in
- * input order; for a pmid given twice the last occurrence wins.
+ * input order; for a pmid given twice the last occurrence wins. With `indexed`, only inside a
+ * transaction that also writes the documents' chunks and vectors, the written rows are marked
+ * indexed at once (no second row version, as markIndexed would write).
  */
-export async function upsertDocuments(db: Db, docs: DocumentWrite[]): Promise<UpsertResult[]> {
+export async function upsertDocuments(
+  db: Db,
+  docs: DocumentWrite[],
+  opts: { indexed?: boolean } = {},
+): Promise<UpsertResult[]> {
   const byPmid = new Map(docs.map((d) => [d.pmid, d]));
   if (byPmid.size === 0) return [];
   const unique = [...byPmid.values()];
@@ -223,10 +238,10 @@ export async function upsertDocuments(db: Db, docs: DocumentWrite[]): Promise<Up
     inTransaction(db, async (trx) => {
       const written = new Map<string, number>();
       for (let i = 0; i < unique.length; i += ROWS_PER_STATEMENT) {
-        // An update overwrites the content columns; version, indexed_version, created_at stay.
-        const { rows } = await upsertStatement(unique.slice(i, i + ROWS_PER_STATEMENT)).execute(
-          trx,
-        );
+        // An update overwrites the content columns; version, created_at stay, and so does
+        // indexed_version unless `indexed` sets it.
+        const slice = unique.slice(i, i + ROWS_PER_STATEMENT);
+        const { rows } = await upsertStatement(slice, opts.indexed === true).execute(trx);
         for (const r of rows) written.set(r.pmid, r.version);
       }
       const skipped = unique.map((d) => d.pmid).filter((p) => !written.has(p));

@@ -26,7 +26,14 @@ import { createTables, dropTables } from "./pgvector-schema.js";
 import { PAYLOAD_COLUMNS, lexicalRow, toHits, type HitRow } from "./pgvector-rows.js";
 import { writeSlice, type Storage } from "./pgvector-write.js";
 import { TOMBSTONE_GENERATIONS, type LocalWrites } from "./table-mirror.js";
-import type { ChunkPayload, ChunkPoint, Hit, SearchOptions, VectorStore } from "./vector-store.js";
+import type {
+  ChunkPayload,
+  ChunkPoint,
+  Hit,
+  SearchOptions,
+  TransactionWriter,
+  VectorStore,
+} from "./vector-store.js";
 
 /** Rows per write statement: bounds statement size, not correctness (one transaction per call). */
 const WRITE_SLICE = 500;
@@ -108,18 +115,11 @@ export class PgVectorStore implements VectorStore {
     const gen = await this.#call("store chunk vectors", () =>
       this.db.transaction().execute(async (trx) => {
         const gen = await LexicalMirror.nextGeneration(trx);
-        let inserted = 0;
-        for (let i = 0; i < unique.length; i += WRITE_SLICE) {
-          signal?.throwIfAborted();
-          const slice = unique.slice(i, i + WRITE_SLICE);
-          inserted += await writeSlice(trx, slice, layout.storage, gen);
-        }
-        if (inserted > 0) await sql`update chunk_stats set n = n + ${inserted}`.execute(trx);
+        await this.#write(trx, unique, layout, gen, signal);
         return gen;
       }),
     );
-    this.#lexical.committed(gen, () => unique.map(lexicalRow), []);
-    this.#dense.committed(gen, () => unique.map(denseRow), []);
+    this.#committed(gen, unique, []);
   }
 
   async deletePmids(pmids: string[]): Promise<void> {
@@ -132,23 +132,70 @@ export class PgVectorStore implements VectorStore {
     const { gen, ids } = await this.#call("delete chunk vectors", () =>
       this.db.transaction().execute(async (trx) => {
         const gen = await LexicalMirror.nextGeneration(trx);
-        const { rows } = await sql<{ id: string }>`with gone as (
-            delete from chunk_vectors where pmid = any(${pmids}::text[]) returning id)
-          insert into chunk_tombstones (gen, id) select ${gen}::bigint, id from gone
-          returning id`.execute(trx);
-        const pruned = gen - TOMBSTONE_GENERATIONS;
-        if (rows.length > 0) {
-          await sql`update chunk_stats set n = n - ${rows.length}`.execute(trx);
-        }
-        if (pruned > 0 && gen % 100 === 0) {
-          await sql`delete from chunk_tombstones where gen <= ${pruned}`.execute(trx);
-          await sql`update chunk_stats set pruned_gen = ${pruned}`.execute(trx);
-        }
-        return { gen, ids: rows.map((r) => r.id) };
+        return { gen, ids: await this.#delete(trx, pmids, gen) };
       }),
     );
-    this.#lexical.committed(gen, () => [], ids);
-    this.#dense.committed(gen, () => [], ids);
+    this.#committed(gen, [], ids);
+  }
+
+  /** The tables are in the store's database: documents, chunks and vectors commit together. */
+  writerIn(db: unknown): TransactionWriter | undefined {
+    if (db !== this.db) return undefined;
+    return async (trx, pmids, points) => {
+      // Read in the caller's transaction: PGlite's one connection is busy with it until commit.
+      const layout = this.#layout ?? (await this.#loadLayout(trx));
+      const unique = checkPoints(points, layout.dimension);
+      // One generation for the delete and the writes: a chunk id may be in both (a revised
+      // record keeps its chunk ids), and the mirrors apply a generation's removals first.
+      const { gen, ids } = await this.#call("store chunk vectors", async () => {
+        const gen = await LexicalMirror.nextGeneration(trx);
+        const ids = pmids.length > 0 ? await this.#delete(trx, pmids, gen) : [];
+        await this.#write(trx, unique, layout, gen);
+        return { gen, ids };
+      });
+      return () => this.#committed(gen, unique, ids);
+    };
+  }
+
+  /** Writes these points at generation `gen` in `trx`, and N with them. */
+  async #write(
+    trx: Kysely<any>, // eslint-disable-line @typescript-eslint/no-explicit-any -- only its own tables
+    points: ChunkPoint[],
+    layout: Layout,
+    gen: number,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    let inserted = 0;
+    for (let i = 0; i < points.length; i += WRITE_SLICE) {
+      signal?.throwIfAborted();
+      inserted += await writeSlice(trx, points.slice(i, i + WRITE_SLICE), layout.storage, gen);
+    }
+    if (inserted > 0) await sql`update chunk_stats set n = n + ${inserted}`.execute(trx);
+  }
+
+  /** Deletes every chunk of `pmids` at generation `gen` in `trx`, tombstoned; returns their ids. */
+  async #delete(
+    trx: Kysely<any>, // eslint-disable-line @typescript-eslint/no-explicit-any -- only its own tables
+    pmids: string[],
+    gen: number,
+  ): Promise<string[]> {
+    const { rows } = await sql<{ id: string }>`with gone as (
+        delete from chunk_vectors where pmid = any(${pmids}::text[]) returning id)
+      insert into chunk_tombstones (gen, id) select ${gen}::bigint, id from gone
+      returning id`.execute(trx);
+    if (rows.length > 0) await sql`update chunk_stats set n = n - ${rows.length}`.execute(trx);
+    const pruned = gen - TOMBSTONE_GENERATIONS;
+    if (pruned > 0 && gen % 100 === 0) {
+      await sql`delete from chunk_tombstones where gen <= ${pruned}`.execute(trx);
+      await sql`update chunk_stats set pruned_gen = ${pruned}`.execute(trx);
+    }
+    return rows.map((r) => r.id);
+  }
+
+  /** After this process committed generation `gen`: the in-memory indexes take its changes. */
+  #committed(gen: number, written: ChunkPoint[], removedIds: string[]): void {
+    this.#lexical.committed(gen, () => written.map(lexicalRow), removedIds);
+    this.#dense.committed(gen, () => written.map(denseRow), removedIds);
   }
 
   async searchDense(vector: number[], limit: number, opts: SearchOptions = {}): Promise<Hit[]> {
@@ -218,12 +265,13 @@ export class PgVectorStore implements VectorStore {
     return (this.#layout ??= await this.#loadLayout());
   }
 
-  async #loadLayout(): Promise<Layout> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- only its own tables
+  async #loadLayout(db: Kysely<any> = this.db): Promise<Layout> {
     const { rows } = await this.#call("read its layout", () =>
       sql<{ type: string | null; stats: boolean }>`select
         (select format_type(atttypid, atttypmod) from pg_attribute
           where attrelid = to_regclass('chunk_vectors') and attname = 'embedding') as type,
-        to_regclass('chunk_stats') is not null as stats`.execute(this.db),
+        to_regclass('chunk_stats') is not null as stats`.execute(db),
     );
     const row = rows[0];
     if (!row?.type || !row.stats) {
@@ -232,7 +280,7 @@ export class PgVectorStore implements VectorStore {
       );
     }
     const stats = await this.#call("read its layout", () =>
-      sql<{ dimension: number }>`select dimension from chunk_stats`.execute(this.db),
+      sql<{ dimension: number }>`select dimension from chunk_stats`.execute(db),
     );
     return (this.#layout = {
       storage: row.type.startsWith("vector") ? "vector" : "real[]",

@@ -4,6 +4,7 @@
  * sparse vector of src/corpus/bm25.ts per chunk and score them identically:
  * dense = cosine similarity (higher is better), sparse = Σ idf(N, df)·weight over the query terms.
  */
+import type { Kysely } from "kysely";
 import type { SparseVector } from "../corpus/bm25.js";
 
 export interface ChunkPayload {
@@ -46,6 +47,16 @@ export interface SearchOptions {
   withPayload?: boolean;
 }
 
+/**
+ * Replaces every chunk of `pmids` by `points` inside the caller's transaction `trx`; returns what
+ * to call once that transaction has committed (the in-memory indexes take the rows then).
+ */
+export type TransactionWriter = (
+  trx: Kysely<any>, // eslint-disable-line @typescript-eslint/no-explicit-any -- any store schema
+  pmids: string[],
+  points: ChunkPoint[],
+) => Promise<() => void>;
+
 export interface VectorStore {
   readonly kind: "qdrant" | "pgvector";
   /** Creates the collection/tables for vectors of this size; fails if they exist with another. */
@@ -56,6 +67,12 @@ export interface VectorStore {
   upsert(points: ChunkPoint[], signal?: AbortSignal): Promise<void>;
   /** Removes every chunk of these documents. */
   deletePmids(pmids: string[]): Promise<void>;
+  /**
+   * Where the vectors live in the metadata database `db` (pgvector): a writer for transactions on
+   * it, so documents, chunks and vectors commit together. Undefined otherwise (Qdrant, or tables
+   * in another database): write with deletePmids and upsert.
+   */
+  writerIn?(db: unknown): TransactionWriter | undefined;
   searchDense(vector: number[], limit: number, opts?: SearchOptions): Promise<Hit[]>;
   searchSparse(query: SparseVector, limit: number, opts?: SearchOptions): Promise<Hit[]>;
   /** The payload of these chunks (those a search returned without it), where the store has it. */

@@ -1,0 +1,173 @@
+/**
+ * A sync's batch stored (src/corpus/batch.ts storeBatch). In the default corpus (lexical only,
+ * pgvector in the store's database) it is one transaction: the documents are written already
+ * marked indexed, with their chunks and postings, and a failure anywhere in it leaves none of the
+ * batch behind; a revised record replaces its chunks and the in-memory BM25 index follows at once.
+ * With embeddings (hash) the batch takes the two-step path and ends the same.
+ */
+import { afterAll, beforeAll, beforeEach, expect, it } from "@jest/globals";
+import { prepareBatch, storeBatch, type PreparedBatch } from "../../src/corpus/batch.js";
+import { querySparseVector, tokenize } from "../../src/corpus/bm25.js";
+import type { IndexDeps } from "../../src/corpus/indexer.js";
+import { createSynthCorpus } from "../../src/devtools/synth.js";
+import { articleSetXml } from "../../src/devtools/synth-xml.js";
+import type { Embedder } from "../../src/embeddings/embedder.js";
+import { HashEmbedder } from "../../src/embeddings/hash.js";
+import { NoEmbedder } from "../../src/embeddings/none.js";
+import { VectorStoreError } from "../../src/errors.js";
+import {
+  countChunks,
+  countDocuments,
+  getDocument,
+  getDocumentChunks,
+  listUnindexed,
+} from "../../src/store/docs.js";
+import { createVectorStore } from "../../src/vectors/index.js";
+import type { VectorStore } from "../../src/vectors/vector-store.js";
+import { describeEachBackend, openTestStore, resetStore, type TestStore } from "../helpers/db.js";
+
+const NOW = new Date("2026-11-27T00:00:00Z");
+const corpus = createSynthCorpus({
+  seed: 5,
+  terms: [{ term: "batch", count: 30, edatFrom: "2021-01-01", edatTo: "2024-12-31" }],
+});
+const records = Array.from({ length: corpus.size }, (_, i) => corpus.recordAt(i));
+const xml = articleSetXml(records);
+const FIRST = records[0]!.pmid;
+const NEW_TITLE = "Zymurgical quinoxaline lattices in axolotl regeneration";
+
+/** The reply with the first record retitled (a revision: new content, new hash). */
+const revisedXml = () => {
+  const at = xml.indexOf("<ArticleTitle>");
+  const end = xml.indexOf("</ArticleTitle>", at);
+  return `${xml.slice(0, at)}<ArticleTitle>${NEW_TITLE}${xml.slice(end)}`;
+};
+
+const chunkTotal = (batch: PreparedBatch) =>
+  [...batch.chunks.values()].reduce((n, chunks) => n + chunks.length, 0);
+
+describeEachBackend("storing a sync batch", (kind) => {
+  let t: TestStore;
+  let vectors: VectorStore;
+  const deps = (embedder: Embedder = new NoEmbedder()): IndexDeps => ({
+    store: t.store,
+    vectors,
+    embedder,
+  });
+  const search = async (text: string) => vectors.searchSparse(querySparseVector(tokenize(text)), 5);
+
+  beforeAll(async () => {
+    t = await openTestStore(kind);
+  });
+  afterAll(() => t.cleanup());
+
+  async function fresh(dimension: number): Promise<void> {
+    await resetStore(t.store);
+    vectors = createVectorStore(
+      { vectorStore: "pgvector", qdrant: { url: undefined, apiKey: undefined, collection: "x" } },
+      t.store,
+    );
+    await vectors.reset(dimension);
+  }
+  beforeEach(() => fresh(0));
+
+  it("lexical only: one transaction writes documents marked indexed, their chunks and postings", async () => {
+    expect(vectors.writerIn?.(t.store.db)).toBeDefined();
+    const batch = prepareBatch(xml, NOW);
+    const results = await storeBatch(deps(), batch);
+    expect(results).toHaveLength(records.length);
+    expect(results.every((r) => r.outcome === "inserted" && r.version === 1)).toBe(true);
+    expect(await listUnindexed(t.store.db, 100)).toEqual([]);
+    expect(await getDocument(t.store.db, FIRST)).toMatchObject({ version: 1, indexedVersion: 1 });
+    expect(await countChunks(t.store.db)).toBe(chunkTotal(batch));
+    expect(await vectors.count()).toBe(chunkTotal(batch));
+    const title = batch.docs[0]!.title;
+    expect((await search(title))[0]).toMatchObject({ pmid: FIRST, payload: { title } });
+
+    // The same reply again changes nothing.
+    const again = await storeBatch(deps(), prepareBatch(xml, NOW));
+    expect(again.every((r) => r.outcome === "skipped" && r.version === 1)).toBe(true);
+    expect(await vectors.count()).toBe(chunkTotal(batch));
+  });
+
+  it("a revised record: version 2 indexed, its chunks replaced, search sees the new text at once", async () => {
+    await storeBatch(deps(), prepareBatch(xml, NOW));
+    expect(await search(NEW_TITLE)).toEqual([]); // loads the in-memory index before the revision
+    const revised = prepareBatch(revisedXml(), NOW);
+    const results = await storeBatch(deps(), revised);
+    expect(results.find((r) => r.pmid === FIRST)).toEqual({
+      pmid: FIRST,
+      outcome: "updated",
+      version: 2,
+    });
+    expect(results.filter((r) => r.outcome === "skipped")).toHaveLength(records.length - 1);
+    expect(await getDocument(t.store.db, FIRST)).toMatchObject({
+      title: NEW_TITLE,
+      version: 2,
+      indexedVersion: 2,
+    });
+    const chunks = await getDocumentChunks(t.store.db, FIRST);
+    expect(chunks.map((c) => c.version)).toEqual(chunks.map(() => 2));
+    expect(chunks[0]?.text.startsWith(NEW_TITLE)).toBe(true);
+    const hits = await search(NEW_TITLE);
+    expect(hits.map((h) => h.pmid)).toEqual([FIRST]);
+    expect(hits[0]?.payload).toMatchObject({ title: NEW_TITLE, text: chunks[0]?.text, version: 2 });
+    expect(await vectors.count()).toBe(chunkTotal(revised));
+  });
+
+  it("a failure inside the batch leaves none of it: no document, chunk or posting, old versions kept", async () => {
+    // The first record's last chunk malformed: found after its document and chunk rows are written.
+    const broken = (batch: PreparedBatch): PreparedBatch => {
+      const chunks = new Map(batch.chunks);
+      const own = chunks.get(FIRST)!;
+      const bad = { ...own.at(-1)!, sparse: { indices: [1], values: [Number.NaN] } };
+      chunks.set(FIRST, [...own.slice(0, -1), bad]);
+      return { docs: batch.docs, chunks };
+    };
+    await expect(storeBatch(deps(), broken(prepareBatch(xml, NOW)))).rejects.toThrow(
+      VectorStoreError,
+    );
+    expect(await countDocuments(t.store.db)).toBe(0);
+    expect(await countChunks(t.store.db)).toBe(0);
+    expect(await vectors.count()).toBe(0);
+
+    const batch = prepareBatch(xml, NOW);
+    await storeBatch(deps(), batch);
+    await expect(storeBatch(deps(), broken(prepareBatch(revisedXml(), NOW)))).rejects.toThrow(
+      VectorStoreError,
+    );
+    expect(await getDocument(t.store.db, FIRST)).toMatchObject({
+      title: batch.docs[0]!.title,
+      version: 1,
+      indexedVersion: 1,
+    });
+    expect(await search(NEW_TITLE)).toEqual([]);
+    expect(await vectors.count()).toBe(chunkTotal(batch));
+  });
+
+  it("an adapter that has not read its tables yet reads them inside the batch's transaction", async () => {
+    // On PGlite a read outside the transaction would wait for its one connection until commit.
+    vectors = createVectorStore(
+      { vectorStore: "pgvector", qdrant: { url: undefined, apiKey: undefined, collection: "x" } },
+      t.store,
+    );
+    const batch = prepareBatch(xml, NOW);
+    await storeBatch(deps(), batch);
+    expect(await vectors.count()).toBe(chunkTotal(batch));
+    expect(await listUnindexed(t.store.db, 100)).toEqual([]);
+  });
+
+  it("with hash vectors: documents first, then the index, to the same end", async () => {
+    const embedder = new HashEmbedder();
+    await fresh(embedder.dimension);
+    const batch = prepareBatch(xml, NOW);
+    const results = await storeBatch(deps(embedder), batch);
+    expect(results.every((r) => r.outcome === "inserted")).toBe(true);
+    expect(await listUnindexed(t.store.db, 100)).toEqual([]);
+    expect(await getDocument(t.store.db, FIRST)).toMatchObject({ version: 1, indexedVersion: 1 });
+    expect(await vectors.count()).toBe(chunkTotal(batch));
+    const title = batch.docs[0]!.title;
+    const dense = await vectors.searchDense(await embedder.embedQuery(title), 1);
+    expect(dense[0]?.pmid).toBe(FIRST);
+  });
+});
