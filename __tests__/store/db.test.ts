@@ -103,15 +103,35 @@ describeEachBackend("opening the store", (kind) => {
     expect((await getDocument(store.db, "6"))?.record).toEqual(d.record);
   });
 
-  it("deletes a document's chunks with the document", async () => {
-    await upsertDocuments(store.db, [doc("5")]);
-    await sql`insert into chunks (id, pmid, chunk_id, ord, text, token_count, version)
-      values ('00000000-0000-5000-8000-000000000001', '5', 'title', 0, 'x', 1, 1)`.execute(
-      store.db,
-    );
-    await sql`delete from documents where pmid = '5'`.execute(store.db);
-    const { rows } = await sql<{ n: string }>`select count(*) as n from chunks`.execute(store.db);
-    expect(Number(rows[0]?.n)).toBe(0);
+  it("deletes a document's chunks with the document, by trigger since 2026_11_27_001 (by foreign key before)", async () => {
+    const fk = migrations["2026_11_27_001_chunks_fk"];
+    const foreignKeys = async () =>
+      (
+        await sql<{ n: number }>`select count(*)::int as n from pg_constraint
+          where conrelid = 'chunks'::regclass and contype = 'f'`.execute(store.db)
+      ).rows[0]?.n;
+    const chunkCount = async () =>
+      Number(
+        (await sql<{ n: string }>`select count(*) as n from chunks`.execute(store.db)).rows[0]?.n,
+      );
+    const deleteWithChunk = async () => {
+      await upsertDocuments(store.db, [doc("5"), doc("8")]);
+      await sql`insert into chunks (id, pmid, chunk_id, ord, text, token_count, version)
+        values ('00000000-0000-5000-8000-000000000001', '5', 'title', 0, 'x', 1, 1),
+          ('00000000-0000-5000-8000-000000000002', '8', 'title', 0, 'y', 1, 1)`.execute(store.db);
+      await sql`delete from documents where pmid = '5'`.execute(store.db);
+      expect(await chunkCount()).toBe(1); // document 8's
+      await sql`delete from documents where pmid = '8'`.execute(store.db);
+      expect(await chunkCount()).toBe(0);
+    };
+    expect(await foreignKeys()).toBe(0);
+    await deleteWithChunk();
+    await fk?.down?.(store.db);
+    expect(await foreignKeys()).toBe(1);
+    await deleteWithChunk();
+    await fk?.up(store.db);
+    expect(await foreignKeys()).toBe(0);
+    await deleteWithChunk();
   });
 
   it("reports pgvector truthfully", async () => {

@@ -204,15 +204,18 @@ describeEachBackend("documents", (kind) => {
       { ...chunk(0, { text: "only" }), pmid: "1" },
     ]);
 
+    // Only documents given chunks must be stored; the message names those that are not.
     const err = await replaceChunksOf(store.db, [
       { pmid: "3", chunks: [] },
       { pmid: "404", chunks: [chunk(5000)] },
+      { pmid: "405", chunks: [chunk(5001)] },
     ]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreError);
     expect((err as StoreError).message).toBe(
-      "Cannot store chunks for these PMIDs: the document is not stored. Upsert it first.",
+      "Cannot store chunks for PMIDs 404, 405: the document is not stored. Upsert it first.",
     );
     expect(await getDocumentChunks(store.db, "3")).toHaveLength(100);
+    expect(await getDocumentChunks(store.db, "404")).toEqual([]);
   });
 
   it("refuses chunks for an unknown document with a readable StoreError", async () => {

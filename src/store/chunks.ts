@@ -6,7 +6,7 @@ import { sql, type Kysely, type Selectable } from "kysely";
 import { StoreError } from "../errors.js";
 import { packBytes, utf8 } from "./params.js";
 import type { ChunksTable, Database } from "./schema.js";
-import { sqlState, storeCall, toStoreError } from "./store-errors.js";
+import { storeCall } from "./store-errors.js";
 import { inTransaction } from "./tx.js";
 
 type Db = Kysely<Database>;
@@ -51,31 +51,47 @@ export async function replaceChunks(db: Db, pmid: string, chunks: ChunkInput[]):
 
 /**
  * Replaces all chunks of each of these documents, together in one transaction: the indexer's
- * batches of 500 documents cost a few statements instead of a transaction per document.
+ * batches of 500 documents cost a few statements instead of a transaction per document. Chunks
+ * need their document stored: one statement finds and key-share locks the documents given chunks
+ * (as a foreign key's check would, row by row) unless `written` says the caller's transaction
+ * has just written them all.
  */
 export async function replaceChunksOf(
   db: Db,
   docs: { pmid: string; chunks: ChunkInput[] }[],
+  opts: { written?: boolean } = {},
 ): Promise<void> {
   if (docs.length === 0) return;
   const rows = docs.flatMap(({ pmid, chunks }) => chunks.map((c) => ({ ...c, pmid })));
-  try {
-    await inTransaction(db, async (trx) => {
+  const missing = await storeCall("saving chunks", () =>
+    inTransaction(db, async (trx) => {
+      if (!opts.written) {
+        const missing = await unstored(trx, [...new Set(rows.map((r) => r.pmid))]);
+        if (missing.length > 0) return missing;
+      }
       const pmids = docs.map((d) => d.pmid);
-      await trx.deleteFrom("chunks").where("pmid", "in", pmids).execute();
+      await sql`delete from chunks where pmid = any(${pmids}::text[])`.execute(trx);
       for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
         await insertStatement(rows.slice(i, i + ROWS_PER_STATEMENT)).execute(trx);
       }
-    });
-  } catch (err) {
-    if (sqlState(err) === "23503") {
-      const which = docs.length === 1 ? `PMID ${docs[0]?.pmid}` : "these PMIDs";
-      throw new StoreError(
-        `Cannot store chunks for ${which}: the document is not stored. Upsert it first.`,
-      );
-    }
-    throw toStoreError(err, "saving chunks");
+      return [];
+    }),
+  );
+  if (missing.length > 0) {
+    const which = missing.length === 1 ? "PMID" : "PMIDs";
+    throw new StoreError(
+      `Cannot store chunks for ${which} ${missing.join(", ")}: the document is not stored. Upsert it first.`,
+    );
   }
+}
+
+/** Those of `pmids` with no stored document; the others are locked against deletion until commit. */
+async function unstored(trx: Db, pmids: string[]): Promise<string[]> {
+  if (pmids.length === 0) return [];
+  const { rows } = await sql<{ pmid: string }>`select pmid from documents
+    where pmid = any(${pmids}::text[]) for key share`.execute(trx);
+  const stored = new Set(rows.map((r) => r.pmid));
+  return pmids.filter((p) => !stored.has(p));
 }
 
 /** One INSERT of these rows: a column per array parameter, the texts as one blob (params.ts). */
