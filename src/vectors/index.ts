@@ -10,14 +10,7 @@ import { PgVectorStore, type PgVectorOptions } from "./pgvector.js";
 import { QdrantVectorStore } from "./qdrant.js";
 import type { VectorStore } from "./vector-store.js";
 
-export type {
-  ChunkPayload,
-  ChunkPoint,
-  Hit,
-  SearchOptions,
-  TransactionWriter,
-  VectorStore,
-} from "./vector-store.js";
+export type { ChunkPayload, ChunkPoint, Hit, SearchOptions, VectorStore } from "./vector-store.js";
 export { PgVectorStore } from "./pgvector.js";
 export { QdrantVectorStore } from "./qdrant.js";
 
