@@ -1,8 +1,9 @@
 /**
  * The sync's batch pipeline on its own: stores in order and one at a time, the next requests in
- * flight together and preparation overlapping the current store, a bounded look-ahead that grows
- * with the replies' measured wait, and a failure or abort anywhere stopping every later store (so
- * a checkpoint moved after runBatches never passes a lost batch).
+ * flight together and preparation overlapping the current store, each batch handed to `prepare`
+ * as soon as its reply is in, a bounded look-ahead that follows the preparation and grows with the
+ * replies' measured wait, and a failure or abort anywhere stopping every later store (so a
+ * checkpoint moved after runBatches never passes a lost batch).
  */
 import { describe, expect, it } from "@jest/globals";
 import { runBatches } from "../../src/corpus/pipeline.js";
@@ -27,14 +28,15 @@ function deferred<T>(): Deferred<T> {
 const settle = () => new Promise((r) => setImmediate(r));
 
 /**
- * A pipeline whose every request and store waits until the test releases it; `clock.t` is the
- * time its measured waits and pace read.
+ * A pipeline whose every request and store waits until the test releases it (and, with
+ * `slowPrepare`, every preparation too); `clock.t` is the time its measured waits and pace read.
  */
-function harness(batches: number, ahead?: number, maxAhead?: number) {
+function harness(batches: number, ahead?: number, maxAhead?: number, slowPrepare = false) {
   const clock = { t: 0 };
   const events: string[] = [];
   const replies = Array.from({ length: batches }, () => deferred<string>());
   const stores = Array.from({ length: batches }, () => deferred<void>());
+  const preparations = Array.from({ length: batches }, () => deferred<void>());
   const signals: AbortSignal[] = [];
   const controller = new AbortController();
   const run = runBatches({
@@ -46,11 +48,16 @@ function harness(batches: number, ahead?: number, maxAhead?: number) {
     fetch: (i, signal) => {
       events.push(`fetch ${i}`);
       signals.push(signal);
-      return replies[i]?.promise ?? Promise.reject(new Error("no such batch"));
+      const reply = replies[i];
+      if (!reply) return Promise.reject(new Error("no such batch"));
+      // As EutilsClient's requests do, an aborted request rejects with the signal's reason.
+      signal.addEventListener("abort", () => reply.reject(signal.reason), { once: true });
+      return reply.promise;
     },
     prepare: (reply, i) => {
       events.push(`prepare ${i}`);
-      return reply.toUpperCase();
+      if (!slowPrepare) return reply.toUpperCase();
+      return preparations[i]?.promise.then(() => reply.toUpperCase()) ?? reply;
     },
     store: (prepared, i) => {
       events.push(`store ${i} ${prepared}`);
@@ -58,7 +65,7 @@ function harness(batches: number, ahead?: number, maxAhead?: number) {
     },
   });
   run.catch(() => undefined);
-  return { events, replies, stores, signals, controller, run, clock };
+  return { events, replies, stores, preparations, signals, controller, run, clock };
 }
 
 describe("runBatches", () => {
@@ -73,11 +80,19 @@ describe("runBatches", () => {
     expect(h.events).toEqual(["fetch 0", "fetch 1"]);
     h.replies[0]?.resolve("a");
     await settle();
-    // Batch 1 is prepared while batch 0 is stored; batch 2 waits (one batch ahead of the store).
-    expect(h.events).toEqual(["fetch 0", "fetch 1", "prepare 0", "store 0 A", "prepare 1"]);
+    // Batch 0 prepared: batch 2's request leaves (one ahead of batch 1, the next to prepare), and
+    // batch 1 is prepared while batch 0 is stored.
+    expect(h.events).toEqual([
+      "fetch 0",
+      "fetch 1",
+      "prepare 0",
+      "fetch 2",
+      "prepare 1",
+      "store 0 A",
+    ]);
     h.stores[0]?.resolve();
     await settle();
-    expect(h.events.slice(5)).toEqual(["fetch 2", "store 1 B"]);
+    expect(h.events.slice(6)).toEqual(["store 1 B"]);
     h.replies[2]?.resolve("c");
     h.stores[1]?.resolve();
     await settle();
@@ -90,28 +105,73 @@ describe("runBatches", () => {
     await expect(h.run).resolves.toBeUndefined();
   });
 
+  it("hands each batch over as soon as its reply is in, not when the one before is prepared", async () => {
+    const h = harness(4, 2, 2, true);
+    await settle();
+    h.replies[0]?.resolve("a");
+    h.replies[1]?.resolve("b");
+    await settle();
+    // A preparing thread gets batch 1 while it still works on batch 0 (it queues it), so it goes
+    // on without waiting for this thread to take batch 0's result.
+    expect(h.events).toEqual(["fetch 0", "fetch 1", "fetch 2", "prepare 0", "prepare 1"]);
+    h.preparations[1]?.resolve();
+    await settle();
+    expect(h.events.filter((e) => e.startsWith("store"))).toEqual([]); // batch 0 comes first
+    h.preparations[0]?.resolve();
+    await settle();
+    expect(h.events.filter((e) => e.startsWith("store"))).toEqual(["store 0 A"]);
+    h.stores[0]?.resolve();
+    await settle();
+    expect(h.events.filter((e) => e.startsWith("store"))).toEqual(["store 0 A", "store 1 B"]);
+  });
+
+  it("paces the look-ahead by a preparation's own time, not its wait behind the batch before", async () => {
+    const h = harness(30, 2, 20, true);
+    const fetched = () => h.events.filter((e) => e.startsWith("fetch"));
+    await settle();
+    h.clock.t = 1_000;
+    h.replies[0]?.resolve("a");
+    h.replies[1]?.resolve("b");
+    h.replies[2]?.resolve("c");
+    await settle();
+    // Replies took 1,000 ms against the first pace of 250 ms: 1000 / 250 + 1 = 5 ahead of batch 0.
+    expect(fetched().at(-1)).toBe("fetch 5");
+    h.clock.t = 1_250;
+    h.preparations[0]?.resolve();
+    await settle();
+    // Batch 0 took 250 ms: still 5 ahead, now of batch 1.
+    expect(fetched().at(-1)).toBe("fetch 6");
+    h.clock.t = 1_300;
+    h.preparations[1]?.resolve();
+    await settle();
+    // Batch 1, handed over at 1,000 ms, took 50 ms once batch 0 was done (not 300): the pace is
+    // (250 + 50) / 2 = 150 ms, so ceil(1000 / 150) + 1 = 8 ahead of batch 1 (batch 0 is stored,
+    // so requests count from one past it however many batches are prepared).
+    expect(fetched().at(-1)).toBe("fetch 9");
+  });
+
   it("looks further ahead when replies take longer than a batch's work, up to maxAhead", async () => {
     const h = harness(12, 2, 5);
     const fetched = () => h.events.filter((e) => e.startsWith("fetch"));
     await settle();
     expect(h.events).toEqual(["fetch 0", "fetch 1", "fetch 2"]);
     // The first reply took 1,000 ms: before any batch's work is timed the pace is taken as
-    // 250 ms, so 1000 / 250 + 1 = 5 batches ahead of the one being stored.
+    // 250 ms, so 1000 / 250 + 1 = 5 batches ahead of batch 0, then (prepared) of batch 1.
     h.clock.t = 1_000;
     h.replies[0]?.resolve("a");
     await settle();
-    expect(fetched()).toEqual([0, 1, 2, 3, 4, 5].map((i) => `fetch ${i}`));
+    expect(fetched()).toEqual([0, 1, 2, 3, 4, 5, 6].map((i) => `fetch ${i}`));
     // Batch 0's store took 400 ms: 1000 / 400 → 3, + 1 = 4 ahead of batch 1; nothing new.
     h.clock.t = 1_400;
     h.stores[0]?.resolve();
     await settle();
-    expect(fetched()).toHaveLength(6);
+    expect(fetched()).toHaveLength(7);
     // The second reply took 4,000 ms: the average wait is 2,500 ms, 2500 / 400 → 7, + 1 = 8,
-    // capped at maxAhead: 5 ahead of batch 1.
+    // capped at maxAhead: 5 ahead of batch 2 once batch 1 is prepared.
     h.clock.t = 4_000;
     h.replies[1]?.resolve("b");
     await settle();
-    expect(fetched().at(-1)).toBe("fetch 6");
+    expect(fetched().at(-1)).toBe("fetch 7");
   });
 
   it("keeps the minimum look-ahead when replies come at once", async () => {
@@ -122,24 +182,28 @@ describe("runBatches", () => {
     h.replies[1]?.resolve("b");
     h.replies[2]?.resolve("c");
     await settle();
-    // 20 ms against a 250 ms pace: two ahead, as without maxAhead.
+    // 20 ms against a 250 ms pace: two ahead, as without maxAhead, counted from batch 1 (one past
+    // the batch being stored) although batches 1 and 2 are prepared too: a writer slower than
+    // the preparation does not make prepared batches pile up.
     expect(h.events.filter((e) => e.startsWith("fetch"))).toEqual([
       "fetch 0",
       "fetch 1",
       "fetch 2",
+      "fetch 3",
     ]);
     h.clock.t = 300;
     h.stores[0]?.resolve();
     await settle();
-    expect(h.events.filter((e) => e.startsWith("fetch")).at(-1)).toBe("fetch 3");
+    expect(h.events.filter((e) => e.startsWith("fetch")).at(-1)).toBe("fetch 4");
   });
 
   it("a failed request stops every later store and aborts what is in flight at once", async () => {
-    const h = harness(4, 2);
+    const h = harness(5, 2);
     await settle();
     expect(h.events).toEqual(["fetch 0", "fetch 1", "fetch 2"]);
     h.replies[0]?.resolve("a");
     await settle();
+    expect(h.events).toContain("fetch 3");
     h.replies[1]?.reject(new Error("HTTP 500"));
     await settle();
     // Batch 2's request is aborted while batch 0 is still being stored.
@@ -147,7 +211,7 @@ describe("runBatches", () => {
     h.stores[0]?.resolve();
     await expect(h.run).rejects.toThrow("HTTP 500");
     expect(h.events.filter((e) => e.startsWith("store"))).toEqual(["store 0 A"]);
-    expect(h.events).not.toContain("fetch 3");
+    expect(h.events).not.toContain("fetch 4");
   });
 
   it("a failed store rejects the run after the prepared next batch settles", async () => {
