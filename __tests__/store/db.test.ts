@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { execFile, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
@@ -8,6 +8,7 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { sql } from "kysely";
 import { StoreError } from "../../src/errors.js";
+import { log } from "../../src/log.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { getDocument, markIndexed, upsertDocuments } from "../../src/store/docs.js";
 import { LOCK_FILE } from "../../src/store/file-lock.js";
@@ -176,6 +177,40 @@ describeEachBackend("opening the store", (kind) => {
       // Nothing dead since: analysed only.
       await store.maintain({ analyze: true });
       expect((await counts())?.vacuums).toBe(after?.vacuums);
+    }
+  });
+});
+
+describeEachBackend("maintenance after the answer", (kind) => {
+  it("maintainLater runs after the caller's turn and resolves when done; close waits for it", async () => {
+    const t = await openTestStore(kind, { fresh: true });
+    const warn = jest.spyOn(log, "warn");
+    const analyses = async () => {
+      const { rows } = await sql<{ n: number }>`select analyze_count::int as n
+        from pg_stat_user_tables where relid = 'documents'::regclass`.execute(t.store.db);
+      return rows[0]?.n ?? NaN;
+    };
+    try {
+      await upsertDocuments(t.store.db, [doc("9100")]);
+      const before = await analyses();
+      let done = false;
+      const later = t.store.maintainLater({ analyze: true, checkpoint: true });
+      void later.then(() => (done = true));
+      await Promise.resolve();
+      expect(done).toBe(false); // not in the caller's turn
+      await later;
+      expect(await analyses()).toBe(before + 1);
+      await t.store.idle();
+      let second = false;
+      void t.store.maintainLater({ analyze: true }).then(() => (second = true));
+      await t.store.close();
+      expect(second).toBe(true); // close waited for what was asked before it
+      // Asked after close: nothing runs (a closed store would fail), and it still resolves.
+      await expect(t.store.maintainLater({ analyze: true })).resolves.toBeUndefined();
+      expect(warn).not.toHaveBeenCalledWith("store maintenance failed", expect.anything());
+    } finally {
+      warn.mockRestore();
+      await t.cleanup();
     }
   });
 });

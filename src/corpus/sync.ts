@@ -40,7 +40,10 @@ export const ESEARCH_REACH = 10_000;
 export const EFETCH_BATCH = 500;
 /** EFetch batches requested beyond the one being stored, at most (./pipeline.ts). */
 const MAX_AHEAD = 8;
-/** An embedded store checkpoints after this many records, so its write-ahead log stays bounded. */
+/**
+ * An embedded store checkpoints before a window once this many records were written since its last
+ * checkpoint, so its write-ahead log stays bounded.
+ */
 export const CHECKPOINT_EVERY = 5_000;
 
 export interface SyncInput {
@@ -157,6 +160,12 @@ class SyncRun {
 
   async fetchWindow(w: Window): Promise<void> {
     const reachable = Math.min(w.count, ESEARCH_REACH - 1);
+    // Before a window rather than after one, so the last window's records are left to the
+    // maintenance that follows the sync's answer.
+    if (this.unflushed >= CHECKPOINT_EVERY) {
+      await this.deps.store.maintain({ checkpoint: true });
+      this.unflushed = 0;
+    }
     // The next batches' requests and preparation overlap this one's writes (./pipeline.ts).
     await runBatches({
       batches: Math.ceil(reachable / EFETCH_BATCH),
@@ -183,10 +192,6 @@ class SyncRun {
       maxAhead: MAX_AHEAD,
     });
     await this.advance(w);
-    if (this.unflushed >= CHECKPOINT_EVERY) {
-      await this.deps.store.maintain({ checkpoint: true });
-      this.unflushed = 0;
-    }
     await this.report(`synced ${DATE_NAME[w.kind]}s ${entrezDay(w.from)}–${entrezDay(w.to)}`);
   }
 
@@ -285,9 +290,6 @@ export async function syncDelta(deps: SyncDeps, input: SyncInput): Promise<SyncR
         if (recovered > 0)
           run.warnings.push(`Indexed ${recovered} stored documents an earlier run left unindexed.`);
         const complete = await walkAll(run, input);
-        if (recovered + run.counts.inserted + run.counts.updated > 0) {
-          await store.maintain({ checkpoint: true, analyze: true });
-        }
         if (!complete) {
           run.warnings.push(
             `Stopped after ${run.counts.processed} records (max_records=${input.maxRecords}); call again to continue.`,
@@ -298,6 +300,11 @@ export async function syncDelta(deps: SyncDeps, input: SyncInput): Promise<SyncR
           ...run.progress(),
         });
         await run.progressOut.finish(complete ? "synced" : "stopped at max_records");
+        // Housekeeping after bulk writes (statistics; PGlite: the write-ahead log), done once the
+        // answer has left: the records are committed, and nothing in the answer needs it.
+        if (recovered + run.counts.inserted + run.counts.updated > 0) {
+          void store.maintainLater({ checkpoint: true, analyze: true });
+        }
         return run.result();
       } catch (err) {
         throw await finishStopped(store.db, input.queryKey, job.id, err, run.progress());

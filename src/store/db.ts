@@ -37,8 +37,22 @@ export interface Store {
    * `analyze` refreshes the planner's statistics, which nothing else would ever gather there, and
    * on PGlite vacuums the tables with many dead rows (autovacuum's threshold).
    */
-  maintain(what: { checkpoint?: boolean; analyze?: boolean }): Promise<void>;
+  maintain(what: Maintenance): Promise<void>;
+  /**
+   * maintain(what) once the caller's current work is done (it starts after the current turn of
+   * the event loop, one at a time), for housekeeping nobody needs to wait for: a sync answers
+   * once its records are committed. The promise settles when it is done and never rejects (a
+   * failure is logged). close() waits for what was asked before it; nothing asked after it runs.
+   */
+  maintainLater(what: Maintenance): Promise<void>;
+  /** Settles once the maintenance asked for so far (maintainLater) is done. */
+  idle(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface Maintenance {
+  checkpoint?: boolean;
+  analyze?: boolean;
 }
 
 export interface OpenStoreOptions {
@@ -212,6 +226,15 @@ function makeStore(
   onClose: () => Promise<void>,
 ): Store {
   let closed: Promise<void> | undefined;
+  /** The maintenance asked for with maintainLater, in order; never rejects. */
+  let later: Promise<void> = Promise.resolve();
+  const maintain = (what: Maintenance): Promise<void> =>
+    storeCall("maintaining the database", async () => {
+      // Before the checkpoint, so the log a vacuum writes is recycled by it.
+      if (what.analyze) await analyze(db, kind === "pglite");
+      // CHECKPOINT needs privileges an application role may lack; a server checkpoints anyway.
+      if (what.checkpoint && kind === "pglite") await sql`checkpoint`.execute(db);
+    });
   return {
     db,
     kind,
@@ -219,15 +242,23 @@ function makeStore(
     ...(kind === "pglite" ? { localWrites: { gen: 0, resets: 0 } } : {}),
     ping: () =>
       storeCall("checking the connection", async () => void (await sql`select 1`.execute(db))),
-    maintain: (what) =>
-      storeCall("maintaining the database", async () => {
-        // Before the checkpoint, so the log a vacuum writes is recycled by it.
-        if (what.analyze) await analyze(db, kind === "pglite");
-        // CHECKPOINT needs privileges an application role may lack; a server checkpoints anyway.
-        if (what.checkpoint && kind === "pglite") await sql`checkpoint`.execute(db);
-      }),
+    maintain,
+    maintainLater: (what) => {
+      if (closed) return later;
+      later = later
+        .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+        .then(() => maintain(what))
+        .catch((err: unknown) => {
+          log.warn("store maintenance failed", {
+            message: err instanceof Error ? err.message : String(err),
+          });
+        });
+      return later;
+    },
+    idle: () => later,
     close: () => {
       closed ??= (async () => {
+        await later;
         if (kind === "postgres") await db.destroy();
         await onClose();
       })();

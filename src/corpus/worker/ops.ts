@@ -35,10 +35,12 @@ export const OPS = {
   probe: (_ctx: OpContext, name: Parameters<typeof probe>[0]) => probe(name),
   /**
    * One SQL statement on the corpus's metadata store: how tests and the bench inspect the store
-   * the worker holds (the embedded store admits one opener). Not reachable from MCP.
+   * the worker holds (the embedded store admits one opener). Not reachable from MCP. It runs after
+   * the housekeeping that follows a call (Store.maintainLater), so it reads what that left.
    */
   query: async (_ctx: OpContext, sql: string, parameters: readonly unknown[]) => {
     const { store } = await getCorpus();
+    await store.idle();
     return store.db.executeQuery(CompiledQuery.raw(sql, [...parameters]));
   },
 };
