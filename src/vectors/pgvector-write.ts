@@ -24,7 +24,8 @@ export async function writeSlice(
   // The two bulky columns travel as one blob each, cut apart in SQL (see store/params.ts).
   const texts = packBytes(points.map((p) => utf8(p.payload.text)));
   const postings = packBytes(points.map((p) => packPostings(p.sparse)));
-  const { rows } = await sql<{ inserted: boolean }>`insert into chunk_vectors
+  // One row back (how many were new), not one per chunk: PGlite would build and parse thousands.
+  const { rows } = await sql<{ inserted: number }>`with written as (insert into chunk_vectors
       (id, pmid, chunk_id, embedding, title, text, quality, retracted, pdat_year, version,
         postings, gen)
     select id, pmid, chunk_id, embedding::${cast}, title,
@@ -46,8 +47,9 @@ export async function writeSlice(
       quality = excluded.quality, retracted = excluded.retracted,
       pdat_year = excluded.pdat_year, version = excluded.version,
       postings = excluded.postings, gen = excluded.gen
-    returning (xmax = 0) as inserted`.execute(trx);
-  return rows.filter((r) => r.inserted).length;
+    returning (xmax = 0) as inserted)
+    select count(*) filter (where inserted)::int as inserted from written`.execute(trx);
+  return rows[0]?.inserted ?? 0;
 }
 
 /** pgvector's text form, or (fallback) a Postgres array of the unit vector so cosine = dot. */

@@ -10,14 +10,26 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const UINT32_MAX = 0xffffffff;
 
 function sparseProblem(v: SparseVector): string | undefined {
-  if (v.indices.length !== v.values.length) return "indices and values differ in length";
-  const seen = new Set<number>();
-  for (const i of v.indices) {
+  const { indices, values } = v;
+  if (indices.length !== values.length) return "indices and values differ in length";
+  // The vectors the indexer makes are in ascending order (bm25.ts): then no index can repeat, and
+  // one comparison each proves it (a set of the seen ones cost a sync's worker 50-70 ms).
+  let ascending = true;
+  for (let k = 0; k < indices.length; k++) {
+    const i = indices[k] as number;
     if (!Number.isInteger(i) || i < 0 || i > UINT32_MAX) return `index ${i} is not a uint32`;
+    if (k > 0 && i <= (indices[k - 1] as number)) ascending = false;
+    if (!Number.isFinite(values[k])) return "a value is not a finite number";
+  }
+  return ascending ? undefined : repeatedIndex(indices);
+}
+
+function repeatedIndex(indices: readonly number[]): string | undefined {
+  const seen = new Set<number>();
+  for (const i of indices) {
     if (seen.has(i)) return `index ${i} repeats`;
     seen.add(i);
   }
-  if (!v.values.every(Number.isFinite)) return "a value is not a finite number";
   return undefined;
 }
 
