@@ -207,7 +207,7 @@ describeEachBackend("maintenance after the answer", (kind) => {
       expect(second).toBe(true); // close waited for what was asked before it
       // Asked after close: nothing runs (a closed store would fail), and it still resolves.
       await expect(t.store.maintainLater({ analyze: true })).resolves.toBeUndefined();
-      expect(warn).not.toHaveBeenCalledWith("store maintenance failed", expect.anything());
+      expect(warn.mock.calls.map((c) => c[0])).not.toContain("store maintenance failed");
     } finally {
       warn.mockRestore();
       await t.cleanup();
