@@ -15,9 +15,9 @@
  * after the last `store` resolved — so a caller that moves a checkpoint after it never moves it
  * past an unstored batch. Requests leave in batch order, without waiting for each other's replies
  * (the E-utilities limiter keeps them within NCBI's rate); batches are handed to `prepare` in
- * order, each as soon as its reply is in (bounded memory: at most `maxAhead` + 2 batches held). The first failure (of a request, a preparation, a
- * write, or the caller's signal) aborts what is in flight, stops further stores, waits for the
- * in-flight work to settle, and is rethrown.
+ * order, each as soon as its reply is in (bounded memory: at most `maxAhead` + 2 batches held).
+ * The first failure (of a request, a preparation, a write, or the caller's signal) aborts what is
+ * in flight, stops further stores, waits for the in-flight work to settle, and is rethrown.
  */
 
 export interface BatchPipeline<R, P> {

@@ -38,7 +38,7 @@ import { dayOf, endOfDay, entrezDay, splitWindow, type Day } from "./windows.js"
 export const ESEARCH_REACH = 10_000;
 /** Records per EFetch request. */
 export const EFETCH_BATCH = 500;
-/** EFetch batches requested beyond the one being stored, at most (./pipeline.ts). */
+/** EFetch batches requested beyond the next one to be prepared, at most (./pipeline.ts). */
 const MAX_AHEAD = 8;
 /**
  * An embedded store checkpoints before a window once this many records were written since its last
@@ -185,9 +185,10 @@ class SyncRun {
         ),
       prepare: (res) => this.preparer.prepare(res.body, this.now),
       store: (batch) => this.storeBatch(batch),
-      // At least three EFetch requests in flight (bench: NCBI-like sync 4.6 s against 5.2 s with
-      // two), up to nine when NCBI's replies take longer than those cover: with 1,500 ms replies a
-      // 5,000-record sync took 6.6 s against 9.6 s with three at most.
+      // Two batches beyond the next to prepare at least, three requests at the start (bench:
+      // NCBI-like sync 4.6 s against 5.2 s with two), up to eight beyond it when NCBI's replies
+      // take longer than those cover: with 1,500 ms replies a 5,000-record sync took 6.6 s
+      // against 9.6 s with three in flight at most.
       ahead: 2,
       maxAhead: MAX_AHEAD,
     });
