@@ -65,7 +65,9 @@ function harness(batches: number, ahead?: number, maxAhead?: number, slowPrepare
     },
   });
   run.catch(() => undefined);
-  return { events, replies, stores, preparations, signals, controller, run, clock };
+  /** The requests made so far, in order. */
+  const fetched = () => events.filter((e) => e.startsWith("fetch"));
+  return { events, fetched, replies, stores, preparations, signals, controller, run, clock };
 }
 
 describe("runBatches", () => {
@@ -127,7 +129,6 @@ describe("runBatches", () => {
 
   it("paces the look-ahead by a preparation's own time, not its wait behind the batch before", async () => {
     const h = harness(30, 2, 20, true);
-    const fetched = () => h.events.filter((e) => e.startsWith("fetch"));
     await settle();
     h.clock.t = 1_000;
     h.replies[0]?.resolve("a");
@@ -135,24 +136,23 @@ describe("runBatches", () => {
     h.replies[2]?.resolve("c");
     await settle();
     // Replies took 1,000 ms against the first pace of 250 ms: 1000 / 250 + 1 = 5 ahead of batch 0.
-    expect(fetched().at(-1)).toBe("fetch 5");
+    expect(h.fetched().at(-1)).toBe("fetch 5");
     h.clock.t = 1_250;
     h.preparations[0]?.resolve();
     await settle();
     // Batch 0 took 250 ms: still 5 ahead, now of batch 1.
-    expect(fetched().at(-1)).toBe("fetch 6");
+    expect(h.fetched().at(-1)).toBe("fetch 6");
     h.clock.t = 1_300;
     h.preparations[1]?.resolve();
     await settle();
     // Batch 1, handed over at 1,000 ms, took 50 ms once batch 0 was done (not 300): the pace is
     // (250 + 50) / 2 = 150 ms, so ceil(1000 / 150) + 1 = 8 ahead of batch 1 (batch 0 is stored,
     // so requests count from one past it however many batches are prepared).
-    expect(fetched().at(-1)).toBe("fetch 9");
+    expect(h.fetched().at(-1)).toBe("fetch 9");
   });
 
   it("looks further ahead when replies take longer than a batch's work, up to maxAhead", async () => {
     const h = harness(12, 2, 5);
-    const fetched = () => h.events.filter((e) => e.startsWith("fetch"));
     await settle();
     expect(h.events).toEqual(["fetch 0", "fetch 1", "fetch 2"]);
     // The first reply took 1,000 ms: before any batch's work is timed the pace is taken as
@@ -160,18 +160,18 @@ describe("runBatches", () => {
     h.clock.t = 1_000;
     h.replies[0]?.resolve("a");
     await settle();
-    expect(fetched()).toEqual([0, 1, 2, 3, 4, 5, 6].map((i) => `fetch ${i}`));
+    expect(h.fetched()).toEqual([0, 1, 2, 3, 4, 5, 6].map((i) => `fetch ${i}`));
     // Batch 0's store took 400 ms: 1000 / 400 → 3, + 1 = 4 ahead of batch 1; nothing new.
     h.clock.t = 1_400;
     h.stores[0]?.resolve();
     await settle();
-    expect(fetched()).toHaveLength(7);
+    expect(h.fetched()).toHaveLength(7);
     // The second reply took 4,000 ms: the average wait is 2,500 ms, 2500 / 400 → 7, + 1 = 8,
     // capped at maxAhead: 5 ahead of batch 2 once batch 1 is prepared.
     h.clock.t = 4_000;
     h.replies[1]?.resolve("b");
     await settle();
-    expect(fetched().at(-1)).toBe("fetch 7");
+    expect(h.fetched().at(-1)).toBe("fetch 7");
   });
 
   it("keeps the minimum look-ahead when replies come at once", async () => {
@@ -185,16 +185,11 @@ describe("runBatches", () => {
     // 20 ms against a 250 ms pace: two ahead, as without maxAhead, counted from batch 1 (one past
     // the batch being stored) although batches 1 and 2 are prepared too: a writer slower than
     // the preparation does not make prepared batches pile up.
-    expect(h.events.filter((e) => e.startsWith("fetch"))).toEqual([
-      "fetch 0",
-      "fetch 1",
-      "fetch 2",
-      "fetch 3",
-    ]);
+    expect(h.fetched()).toEqual(["fetch 0", "fetch 1", "fetch 2", "fetch 3"]);
     h.clock.t = 300;
     h.stores[0]?.resolve();
     await settle();
-    expect(h.events.filter((e) => e.startsWith("fetch")).at(-1)).toBe("fetch 4");
+    expect(h.fetched().at(-1)).toBe("fetch 4");
   });
 
   it("a failed request stops every later store and aborts what is in flight at once", async () => {
