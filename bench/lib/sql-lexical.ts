@@ -79,6 +79,8 @@ export function withSqlLexicalLeg(vectors: VectorStore, db: Db): VectorStore {
   return new Proxy(vectors, {
     get(target, prop) {
       if (prop === "searchSparse") return searchSparse;
+      // Ranking beside the in-memory index would bypass the SQL leg: search.ts ranks its hits.
+      if (prop === "rankSparse") return undefined;
       const value: unknown = Reflect.get(target, prop);
       return typeof value === "function" ? value.bind(target) : value;
     },

@@ -12,6 +12,7 @@ import type { Store } from "../store/db.js";
 import { getChunks } from "../store/docs.js";
 import type { ChunkPayload, Hit, VectorStore } from "../vectors/vector-store.js";
 import { querySparseVector, tokenize } from "./bm25.js";
+import { bestPerPaper } from "./rank.js";
 
 export type Fusion = "rrf" | "convex";
 
@@ -63,6 +64,15 @@ interface Candidate {
   relevance: number;
 }
 
+/** A paper's best chunk as rag_search returns it, before its payload is read. */
+interface Ranked {
+  hit: Hit;
+  sim: number | null;
+  bm25: number | null;
+  quality: number;
+  score: number;
+}
+
 function fuse(
   dense: Hit[],
   lexical: Hit[],
@@ -107,30 +117,42 @@ export async function ragSearch(deps: SearchDeps, input: RagSearchInput): Promis
   const depth = LEG_DEPTH;
   // Payloads are read for the winners only (below), where the store allows it.
   const opts = { excludeRetracted: true, withPayload: false };
-  const [dense, lexical] = await Promise.all([
-    legs === "lexical"
-      ? []
-      : deps.embedder
-          .embedQuery(input.query, deps.signal)
-          .then((v) => deps.vectors.searchDense(v, depth, opts)),
-    legs === "dense"
-      ? []
-      : deps.vectors.searchSparse(querySparseVector(tokenize(input.query)), depth, opts),
-  ]);
-  const best = new Map<string, Candidate & { score: number }>();
-  for (const c of fuse(
-    dense,
-    lexical,
-    input.fusion ?? DEFAULT_FUSION,
-    // The lexical leg alone: relevance is its normalised score.
-    legs === "lexical" ? 0 : (input.denseWeight ?? CONVEX_DENSE_WEIGHT),
-  ).values()) {
-    const quality = c.hit.payload?.quality ?? c.hit.quality ?? 0;
-    const score = input.qualityBias ? c.relevance * (1 + quality / 10) : c.relevance;
-    const current = best.get(c.hit.pmid);
-    if (!current || score > current.score) best.set(c.hit.pmid, { ...c, score });
+  const sparse = () => querySparseVector(tokenize(input.query));
+  const fusion = input.fusion ?? DEFAULT_FUSION;
+  let top: Ranked[];
+  if (legs === "lexical" && fusion === "convex" && deps.vectors.rankSparse) {
+    // The lexical leg alone, ranked where its index lives: only the winners come back.
+    const rank = { topK: input.topK, qualityBias: input.qualityBias };
+    top = (await deps.vectors.rankSparse(sparse(), depth, rank, opts)).map((r) => ({
+      hit: r.hit,
+      sim: null,
+      bm25: r.hit.score,
+      quality: r.hit.quality ?? 0,
+      score: r.score,
+    }));
+  } else {
+    const [dense, lexical] = await Promise.all([
+      legs === "lexical"
+        ? []
+        : deps.embedder
+            .embedQuery(input.query, deps.signal)
+            .then((v) => deps.vectors.searchDense(v, depth, opts)),
+      legs === "dense" ? [] : deps.vectors.searchSparse(sparse(), depth, opts),
+    ]);
+    const fused = fuse(
+      dense,
+      lexical,
+      fusion,
+      // The lexical leg alone: relevance is its normalised score.
+      legs === "lexical" ? 0 : (input.denseWeight ?? CONVEX_DENSE_WEIGHT),
+    );
+    const candidates = [...fused.values()].map((c) => ({
+      ...c,
+      pmid: c.hit.pmid,
+      quality: c.hit.payload?.quality ?? c.hit.quality ?? 0,
+    }));
+    top = bestPerPaper(candidates, input);
   }
-  const top = [...best.values()].sort((a, b) => b.score - a.score).slice(0, input.topK);
   const missing = top.filter((c) => !c.hit.payload).map((c) => c.hit.id);
   const payloads = (await deps.vectors.payloads?.(missing)) ?? new Map<string, ChunkPayload>();
   for (const c of top) c.hit.payload ??= payloads.get(c.hit.id);
@@ -141,7 +163,7 @@ export async function ragSearch(deps: SearchDeps, input: RagSearchInput): Promis
     uuid: c.hit.id,
     sim: c.sim,
     bm25: c.bm25,
-    quality: c.hit.payload?.quality ?? c.hit.quality ?? 0,
+    quality: c.hit.payload?.quality ?? c.quality,
     score: c.score,
     title: c.hit.payload?.title ?? stored.get(c.hit.id)?.text.split("\n")[0] ?? "",
     text: c.hit.payload?.text ?? stored.get(c.hit.id)?.text ?? "",

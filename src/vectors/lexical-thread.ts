@@ -9,6 +9,7 @@
  */
 import type { Worker } from "node:worker_threads";
 import type { SparseVector } from "../corpus/bm25.js";
+import type { PaperRank } from "../corpus/rank.js";
 import { VectorStoreError } from "../errors.js";
 import { log } from "../log.js";
 import { startThread } from "../threads.js";
@@ -22,8 +23,10 @@ import {
   unpackHits,
 } from "./lexical-wire.js";
 
+type Reply = Extract<FromLexicalThread, { type: "hits" }>;
+
 interface Pending {
-  resolve: (hits: LexicalHit[]) => void;
+  resolve: (reply: Reply) => void;
   reject: (err: Error) => void;
 }
 
@@ -55,10 +58,36 @@ export class LexicalThread {
     this.#postRows((packed) => ({ type: "apply", rows: packed, removed }), rows);
   }
 
-  search(query: SparseVector, limit: number, excludeRetracted: boolean): Promise<LexicalHit[]> {
+  async search(
+    query: SparseVector,
+    limit: number,
+    excludeRetracted: boolean,
+  ): Promise<LexicalHit[]> {
+    return unpackHits((await this.#search(query, limit, excludeRetracted)).hits);
+  }
+
+  /** The hits ranked into papers in the thread (rank.ts rankLeg): only the winners cross. */
+  async rank(
+    query: SparseVector,
+    limit: number,
+    excludeRetracted: boolean,
+    rank: PaperRank,
+  ): Promise<{ hit: LexicalHit; score: number }[]> {
+    const reply = await this.#search(query, limit, excludeRetracted, rank);
+    const ranks = reply.ranks;
+    if (!ranks) throw new VectorStoreError("The lexical index answered a ranked search unranked.");
+    return unpackHits(reply.hits).map((hit, i) => ({ hit, score: ranks[i]! }));
+  }
+
+  #search(
+    query: SparseVector,
+    limit: number,
+    excludeRetracted: boolean,
+    rank?: PaperRank,
+  ): Promise<Reply> {
     if (this.#failure) return Promise.reject(this.#failure);
     const id = this.#next++;
-    return new Promise<LexicalHit[]>((resolve, reject) => {
+    return new Promise<Reply>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       this.#post({
         type: "search",
@@ -67,6 +96,7 @@ export class LexicalThread {
         values: query.values,
         limit,
         excludeRetracted,
+        ...(rank ? { rank } : {}),
       });
     });
   }
@@ -104,7 +134,7 @@ export class LexicalThread {
   #receive(msg: FromLexicalThread): void {
     const p = this.#pending.get(msg.id);
     this.#pending.delete(msg.id);
-    if (msg.type === "hits") p?.resolve(unpackHits(msg.hits));
+    if (msg.type === "hits") p?.resolve(msg);
     else p?.reject(new VectorStoreError(`The lexical index failed: ${msg.message}`));
   }
 

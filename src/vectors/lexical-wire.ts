@@ -4,6 +4,7 @@
  * own `postings` from the pg driver is often a view of Node's shared 8 KB buffer pool, and a
  * structured clone copies a view's whole buffer.
  */
+import type { PaperRank } from "../corpus/rank.js";
 import type { LexicalHit, LexicalRow } from "./lexical-index.js";
 
 export interface PackedRows {
@@ -29,6 +30,8 @@ export type ToLexicalThread =
       values: number[];
       limit: number;
       excludeRetracted: boolean;
+      /** Rank the hits into papers here (rankLeg) and answer the winners with their ranks. */
+      rank?: PaperRank;
     };
 
 /** Hits as columns: a structured clone of two string arrays and two typed arrays is cheap. */
@@ -40,7 +43,14 @@ export interface PackedHits {
 }
 
 export type FromLexicalThread =
-  { type: "hits"; id: number; hits: PackedHits } | { type: "failed"; id: number; message: string };
+  | {
+      type: "hits";
+      id: number;
+      hits: PackedHits;
+      /** With `rank` asked: each hit's rank score. */
+      ranks?: Float64Array;
+    }
+  | { type: "failed"; id: number; message: string };
 
 export function packHits(hits: readonly LexicalHit[]): PackedHits {
   return {

@@ -1,8 +1,10 @@
 /**
  * The BM25 index's thread (lexical-thread.ts starts it): holds one LexicalIndex, applies the
- * updates it is sent in order and answers searches. Imports only the index, so it starts quickly.
+ * updates it is sent in order and answers searches, ranked into papers when asked. Imports only
+ * the index and the ranking, so it starts quickly.
  */
 import { parentPort } from "node:worker_threads";
+import { rankLeg } from "../corpus/rank.js";
 import { LexicalIndex, type LexicalRow } from "./lexical-index.js";
 import {
   packHits,
@@ -37,7 +39,16 @@ port.on("message", (msg: ToLexicalThread) => {
     case "search":
       try {
         const query = { indices: msg.indices, values: msg.values };
-        const hits = packHits(index.search(query, msg.limit, msg.excludeRetracted));
+        const found = index.search(query, msg.limit, msg.excludeRetracted);
+        if (msg.rank) {
+          const ranked = rankLeg(found, msg.rank);
+          const hits = packHits(ranked.map((r) => r.hit));
+          const ranks = Float64Array.from(ranked, (r) => r.score);
+          const buffers = [hits.scores.buffer, hits.quality.buffer, ranks.buffer] as ArrayBuffer[];
+          post({ type: "hits", id: msg.id, hits, ranks }, buffers);
+          return;
+        }
+        const hits = packHits(found);
         const buffers = [hits.scores.buffer, hits.quality.buffer] as ArrayBuffer[];
         post({ type: "hits", id: msg.id, hits }, buffers);
       } catch (err) {

@@ -6,6 +6,7 @@
  */
 import { sql, type Kysely } from "kysely";
 import type { SparseVector } from "../corpus/bm25.js";
+import { rankLeg, type PaperRank } from "../corpus/rank.js";
 import { LexicalIndex, type LexicalHit, type LexicalRow } from "./lexical-index.js";
 import { LexicalThread } from "./lexical-thread.js";
 import { TableMirror, type LocalWrites, type MirrorSource } from "./table-mirror.js";
@@ -51,10 +52,21 @@ export class LexicalMirror extends TableMirror<LexicalRow, Index> {
   }
 
   async search(query: SparseVector, limit: number, excludeRetracted: boolean) {
+    const index = await this.#index();
+    return index.search(query, limit, excludeRetracted);
+  }
+
+  /** The hits ranked into papers (rank.ts rankLeg), in the index's thread when it has one. */
+  async rank(query: SparseVector, limit: number, excludeRetracted: boolean, rank: PaperRank) {
+    const index = await this.#index();
+    if (index instanceof LexicalThread) return index.rank(query, limit, excludeRetracted, rank);
+    return rankLeg(index.search(query, limit, excludeRetracted), rank);
+  }
+
+  async #index(): Promise<Index> {
     // A thread that died took its index along: load the tables again, into a new thread.
     if (this.#thread?.failed) this.forget();
-    const index = await this.current();
-    return index.search(query, limit, excludeRetracted);
+    return this.current();
   }
 
   /** Bytes of the index's typed arrays, when it is on this thread. */

@@ -16,6 +16,7 @@
  */
 import { sql, type Kysely } from "kysely";
 import type { SparseVector } from "../corpus/bm25.js";
+import type { PaperRank } from "../corpus/rank.js";
 import { AppError, VectorStoreError, isAbort } from "../errors.js";
 import type { PreparedRead } from "../store/db.js";
 import { log } from "../log.js";
@@ -225,6 +226,15 @@ export class PgVectorStore implements VectorStore {
       this.#lexical.search(query, limit, opts.excludeRetracted === true),
     );
     return this.#withPayloads(hits, opts);
+  }
+
+  async rankSparse(query: SparseVector, limit: number, rank: PaperRank, opts: SearchOptions = {}) {
+    await this.#ready();
+    checkSparseQuery(query);
+    if (query.indices.length === 0) return [];
+    return this.#call("search terms", () =>
+      this.#lexical.rank(query, limit, opts.excludeRetracted === true, rank),
+    );
   }
 
   /** In-memory hits carry `quality`; the payload is read by primary key unless left out. */

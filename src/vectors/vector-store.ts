@@ -6,6 +6,7 @@
  */
 import type { Kysely } from "kysely";
 import type { SparseVector } from "../corpus/bm25.js";
+import type { PaperRank } from "../corpus/rank.js";
 
 export interface ChunkPayload {
   title: string;
@@ -75,6 +76,18 @@ export interface VectorStore {
   writerIn?(db: unknown): TransactionWriter | undefined;
   searchDense(vector: number[], limit: number, opts?: SearchOptions): Promise<Hit[]>;
   searchSparse(query: SparseVector, limit: number, opts?: SearchOptions): Promise<Hit[]>;
+  /**
+   * The sparse leg's first `limit` hits ranked into papers as rag_search ranks that leg alone
+   * (corpus/rank.ts rankLeg), where the store can do it beside its index: each paper's best
+   * chunk, without payload, with its rank score. pgvector ranks in the BM25 index's thread, so
+   * only the winners cross.
+   */
+  rankSparse?(
+    query: SparseVector,
+    limit: number,
+    rank: PaperRank,
+    opts?: SearchOptions,
+  ): Promise<{ hit: Hit; score: number }[]>;
   /** The payload of these chunks (those a search returned without it), where the store has it. */
   payloads?(ids: string[]): Promise<Map<string, ChunkPayload>>;
   /** Number of stored chunks. */
