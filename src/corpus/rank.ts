@@ -39,8 +39,6 @@ export function bestPerPaper<C extends Scored>(
 /**
  * A leg ranked alone, as convex fusion leaves it: relevance is the hit's score min–max normalised
  * over all the leg's hits (1 when they are all equal). The ranked hits keep their own score.
- * The same ranking as bestPerPaper over those relevances (rank.test checks it against search.ts),
- * without an object per hit: the BM25 thread runs it for every search.
  */
 export function rankLeg<H extends { pmid: string; score: number; quality: number }>(
   hits: readonly H[],
@@ -52,17 +50,11 @@ export function rankLeg<H extends { pmid: string; score: number; quality: number
     if (h.score > max) max = h.score;
     if (h.score < min) min = h.score;
   }
-  // Each paper's best so far, in the order papers were first seen.
-  const winners: { hit: H; score: number }[] = [];
-  const at = new Map<string, number>();
-  for (const hit of hits) {
-    const relevance = max > min ? (hit.score - min) / (max - min) : 1;
-    const score = rank.qualityBias ? relevance * (1 + hit.quality / 10) : relevance;
-    const i = at.get(hit.pmid);
-    if (i === undefined) {
-      at.set(hit.pmid, winners.length);
-      winners.push({ hit, score });
-    } else if (score > winners[i]!.score) winners[i] = { hit, score };
-  }
-  return winners.sort((a, b) => b.score - a.score).slice(0, rank.topK);
+  const candidates = hits.map((hit) => ({
+    hit,
+    pmid: hit.pmid,
+    quality: hit.quality,
+    relevance: max > min ? (hit.score - min) / (max - min) : 1,
+  }));
+  return bestPerPaper(candidates, rank).map((c) => ({ hit: c.hit, score: c.score }));
 }

@@ -40,17 +40,14 @@ port.on("message", (msg: ToLexicalThread) => {
       try {
         const query = { indices: msg.indices, values: msg.values };
         const found = index.search(query, msg.limit, msg.excludeRetracted);
-        if (msg.rank) {
-          const ranked = rankLeg(found, msg.rank);
-          const hits = packHits(ranked.map((r) => r.hit));
-          const ranks = Float64Array.from(ranked, (r) => r.score);
-          const buffers = [hits.scores.buffer, hits.quality.buffer, ranks.buffer] as ArrayBuffer[];
-          post({ type: "hits", id: msg.id, hits, ranks }, buffers);
-          return;
-        }
-        const hits = packHits(found);
-        const buffers = [hits.scores.buffer, hits.quality.buffer] as ArrayBuffer[];
-        post({ type: "hits", id: msg.id, hits }, buffers);
+        const ranked = msg.rank ? rankLeg(found, msg.rank) : undefined;
+        const hits = packHits(ranked?.map((r) => r.hit) ?? found);
+        const ranks = ranked && Float64Array.from(ranked, (r) => r.score);
+        const buffers = [hits.scores.buffer, hits.quality.buffer, ...(ranks ? [ranks.buffer] : [])];
+        post(
+          { type: "hits", id: msg.id, hits, ...(ranks ? { ranks } : {}) },
+          buffers as ArrayBuffer[],
+        );
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         post({ type: "failed", id: msg.id, message });
