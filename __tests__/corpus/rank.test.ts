@@ -140,6 +140,7 @@ describeEachBackend("rag_search ranking the lexical leg beside its index", (kind
       const open = () => {
         const s = new PgVectorStore(t.store.db, t.store.hasPgvector, t.store.localWrites, {
           lexicalThread: where === "in the BM25 thread",
+          read: t.store.read,
         });
         stores.push(s);
         return s;

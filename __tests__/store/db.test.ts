@@ -146,6 +146,16 @@ describeEachBackend("opening the store", (kind) => {
     await expect(store.ping()).resolves.toBeUndefined();
   });
 
+  it("runs read() as a named statement on PGlite, reused with new values; plainly on a server", async () => {
+    const query = (k: number) => sql<{ n: number }>`select ${k}::int + 1 as n`.compile(store.db);
+    expect(await store.read("test_read", query(1))).toEqual([{ n: 2 }]);
+    expect(await store.read("test_read", query(41))).toEqual([{ n: 42 }]);
+    const { rows } = await sql<{ name: string }>`
+      select name from pg_prepared_statements where name = 'test_read'`.execute(store.db);
+    // PGlite is one session: the statement is there. A server's pool prepares nothing (poolers).
+    expect(rows.length).toBe(kind === "pglite" ? 1 : 0);
+  });
+
   it("vacuums rows a sync replaced on PGlite at maintenance; a server's autovacuum does it there", async () => {
     const counts = async () => {
       const { rows } = await sql<{ vacuums: number; analyzes: number }>`select

@@ -14,12 +14,15 @@ import pg from "pg";
 import { v5 as uuidv5 } from "uuid";
 import { docSparseVector, idf, termId, tfPart, tokenize } from "../../src/corpus/bm25.js";
 import { hashEmbed } from "../../src/embeddings/hash.js";
+import { namedReads, type PreparedRead } from "../../src/store/db.js";
 import type { ChunkPoint } from "../../src/vectors/vector-store.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the adapters take any schema */
 export interface DbHandle {
   db: Kysely<any>;
   hasPgvector: boolean;
+  /** Store.read, as the embedded store gives it (PGlite only). */
+  read?: PreparedRead;
   close(): Promise<void>;
 }
 
@@ -27,12 +30,12 @@ export interface DbHandle {
 export async function openPglite(): Promise<DbHandle> {
   const lite = await PGlite.create({ extensions: { vector } });
   await lite.exec("create extension if not exists vector");
-  const db = new Kysely<any>({
-    dialect: new PostgresDialect({ pool: new pg.Pool(createPgConfig(lite)) }),
-  });
+  const pool = new pg.Pool(createPgConfig(lite));
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     hasPgvector: true,
+    read: namedReads(pool),
     close: async () => {
       await db.destroy();
       await lite.close();

@@ -58,6 +58,12 @@ describe("pgvector adapter on PGlite (vector type, dense leg in memory)", () => 
     expect(await store().count()).toBe(await rowCount(ctx.handle!));
   });
 
+  it("read the suite's payloads through the store's named statement (across a reset)", async () => {
+    const { rows } = await sql<{ name: string }>`select name from pg_prepared_statements
+      where name = 'chunk_payloads'`.execute(ctx.handle!.db);
+    expect(rows).toHaveLength(1);
+  });
+
   it("answers the dense leg from memory, and drops the HNSW index a store made earlier has", async () => {
     const db = ctx.handle!.db;
     const hnswIndexes = async () =>

@@ -4,7 +4,8 @@
  * Kysely's PostgresDialect, so every repository runs the same SQL on both. Migrations run at open.
  */
 import { mkdir } from "node:fs/promises";
-import { Kysely, Migrator, PostgresDialect, sql } from "kysely";
+import { setImmediate as macrotask } from "node:timers/promises";
+import { Kysely, Migrator, PostgresDialect, sql, type CompiledQuery } from "kysely";
 import type { Extensions } from "@electric-sql/pglite";
 import pg from "pg";
 import { StoreError } from "../errors.js";
@@ -31,6 +32,13 @@ export interface Store {
   /** A cheap round trip, for readiness probes. Throws StoreError when the database is unusable. */
   ping(): Promise<void>;
   /**
+   * Runs a hot read (search's payload read) that the store may prepare once per connection:
+   * on PGlite a named statement, parsed and planned once (about a third of a short read's cost
+   * there, planning's file-size lookups included); on a server an ordinary query, as poolers in
+   * transaction mode need. One name, one text. Errors are the driver's, as db's are.
+   */
+  read: PreparedRead;
+  /**
    * Housekeeping after bulk writes, which a server's background workers would otherwise do and
    * PGlite (one process, no autovacuum, no checkpointer) never does by itself. `checkpoint` (PGlite
    * only) lets Postgres recycle its write-ahead log, which else grows by gigabytes in a large sync;
@@ -48,6 +56,22 @@ export interface Store {
   /** Settles once the maintenance asked for so far (maintainLater) is done. */
   idle(): Promise<void>;
   close(): Promise<void>;
+}
+
+export type PreparedRead = <R>(name: string, query: CompiledQuery<R>) => Promise<R[]>;
+
+/**
+ * Store.read on one session (PGlite's pool of one client): named statements, prepared once.
+ * Kysely cannot name a statement, so these go to the pool directly, past YieldAfterStatement:
+ * the yield is repeated here. Without it a loop of searches on one thread (the corpus inline, as
+ * the bench's baseline runs it) settled only microtasks and starved every timer and socket.
+ */
+export function namedReads(pool: pg.Pool): PreparedRead {
+  return async (name, query) => {
+    const { rows } = await pool.query({ name, text: query.sql, values: [...query.parameters] });
+    await macrotask();
+    return rows;
+  };
 }
 
 export interface Maintenance {
@@ -125,7 +149,8 @@ async function openPostgres(url: string, opts: OpenStoreOptions): Promise<Store>
     await storeCall("connecting to the database in DATABASE_URL", () => sql`select 1`.execute(db));
     await migrate(db);
     const hasPgvector = opts.vectorExtension === false ? false : await ensurePgvector(db);
-    return makeStore(db, "postgres", hasPgvector, async () => {});
+    const read: PreparedRead = async (_name, query) => (await db.executeQuery(query)).rows;
+    return makeStore(db, "postgres", hasPgvector, read, async () => {});
   } catch (err) {
     await db.destroy().catch(() => undefined);
     throw err;
@@ -194,7 +219,7 @@ async function openPglite(opts: OpenStoreOptions): Promise<Store> {
     if (withVector) await sql`create extension if not exists vector`.execute(db);
     await migrate(db);
     await saveTemplate?.();
-    return makeStore(db, "pglite", withVector, async () => {
+    return makeStore(db, "pglite", withVector, namedReads(pool), async () => {
       await closeDb?.();
       await lock.release();
     });
@@ -223,6 +248,7 @@ function makeStore(
   db: Kysely<Database>,
   kind: Store["kind"],
   hasPgvector: boolean,
+  read: PreparedRead,
   onClose: () => Promise<void>,
 ): Store {
   let closed: Promise<void> | undefined;
@@ -242,6 +268,7 @@ function makeStore(
     ...(kind === "pglite" ? { localWrites: { gen: 0, resets: 0 } } : {}),
     ping: () =>
       storeCall("checking the connection", async () => void (await sql`select 1`.execute(db))),
+    read,
     maintain,
     maintainLater: (what) => {
       if (closed) return later;

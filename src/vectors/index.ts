@@ -4,6 +4,7 @@
  */
 import type { Kysely } from "kysely";
 import type { Config } from "../config.js";
+import type { PreparedRead } from "../store/db.js";
 import { VectorStoreError } from "../errors.js";
 import type { LocalWrites } from "./table-mirror.js";
 import { PgVectorStore, type PgVectorOptions } from "./pgvector.js";
@@ -20,6 +21,8 @@ export interface VectorHost {
   hasPgvector: boolean;
   /** Set where this process is the database's one writer (PGlite): see Store.localWrites. */
   localWrites?: LocalWrites;
+  /** The store's prepared reads (Store.read), for the payload read of every search. */
+  read?: PreparedRead;
 }
 
 export function createVectorStore(
@@ -37,5 +40,8 @@ export function createVectorStore(
       collection: config.qdrant.collection,
     });
   }
-  return new PgVectorStore(host.db, host.hasPgvector, host.localWrites, opts);
+  return new PgVectorStore(host.db, host.hasPgvector, host.localWrites, {
+    read: host.read,
+    ...opts,
+  });
 }

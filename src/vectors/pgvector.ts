@@ -18,6 +18,7 @@ import { sql, type Kysely } from "kysely";
 import type { SparseVector } from "../corpus/bm25.js";
 import type { PaperRank } from "../corpus/rank.js";
 import { AppError, VectorStoreError, isAbort } from "../errors.js";
+import type { PreparedRead } from "../store/db.js";
 import { log } from "../log.js";
 import { checkDenseQuery, checkPoints, checkSparseQuery } from "./points.js";
 import { DenseMirror, denseRow } from "./pgvector-dense.js";
@@ -47,6 +48,8 @@ interface Layout {
 export interface PgVectorOptions {
   /** Keep the BM25 index in a thread of its own (lexical-thread.ts), as the corpus worker does. */
   lexicalThread?: boolean;
+  /** The store's prepared reads (Store.read); without, the payload read is an ordinary query. */
+  read?: PreparedRead;
 }
 
 export class PgVectorStore implements VectorStore {
@@ -54,6 +57,7 @@ export class PgVectorStore implements VectorStore {
   #layout: Layout | undefined;
   readonly #lexical: LexicalMirror;
   readonly #dense: DenseMirror;
+  readonly #read: PreparedRead;
 
   constructor(
     private readonly db: Kysely<any>, // eslint-disable-line @typescript-eslint/no-explicit-any -- only its own tables, not the store's schema
@@ -65,6 +69,7 @@ export class PgVectorStore implements VectorStore {
     const thread = opts.lexicalThread ? new LexicalThread() : undefined;
     this.#lexical = new LexicalMirror(db, localWrites, thread);
     this.#dense = new DenseMirror(db, localWrites);
+    this.#read = opts.read ?? (async (_name, query) => (await db.executeQuery(query)).rows);
   }
 
   /** Chunks in the in-memory dense index, once loaded (diagnostics, tests). */
@@ -247,10 +252,10 @@ export class PgVectorStore implements VectorStore {
   /** The payload of these chunks, by primary key. */
   async payloads(ids: string[]): Promise<Map<string, ChunkPayload>> {
     if (ids.length === 0) return new Map();
-    const { rows } = await this.#call("read chunk payloads", () =>
-      sql<HitRow>`select v.id, v.pmid, 0 as score, ${PAYLOAD_COLUMNS} from chunk_vectors v
-        where v.id = any(${ids}::uuid[])`.execute(this.db),
-    );
+    // The same text every time (one parameter): the store may keep it prepared.
+    const query = sql<HitRow>`select v.id, v.pmid, 0 as score, ${PAYLOAD_COLUMNS}
+      from chunk_vectors v where v.id = any(${ids}::uuid[])`.compile(this.db);
+    const rows = await this.#call("read chunk payloads", () => this.#read("chunk_payloads", query));
     return new Map(toHits(rows).map((h) => [h.id, h.payload!]));
   }
 
