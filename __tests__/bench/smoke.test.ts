@@ -12,16 +12,25 @@ import type { Figure } from "../../bench/lib/stats.js";
 import type { Report } from "../../bench/lib/table.js";
 import { HAS_SHARED, REPO_DIR } from "../helpers/shared.js";
 
+/** Process groups of bench runs still going; afterAll ends them (a test that timed out). */
+const running = new Set<number>();
+
 /** The `bench` script's command line from package.json, run with this Node. */
 function bench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const pkg = JSON.parse(readFileSync(join(REPO_DIR, "package.json"), "utf8")) as {
     scripts: { bench: string };
   };
   const [, ...nodeArgs] = pkg.scripts.bench.split(/\s+/);
+  // A group of its own: the bench starts children (stores, stand-ins, servers) that must end
+  // with it. Without, a run that outlived its test kept going at full CPU after jest moved on.
   const child = spawn(process.execPath, [...nodeArgs, ...args], {
     cwd: REPO_DIR,
     env: { ...process.env, LOG_LEVEL: "error" },
+    detached: true,
   });
+  const group = child.pid!;
+  running.add(group);
+  child.once("exit", () => running.delete(group));
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -41,7 +50,16 @@ let work: string;
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), "pmcp-bench-smoke-"));
 });
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterAll(() => {
+  for (const group of running) {
+    try {
+      process.kill(-group, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(work, { recursive: true, force: true });
+});
 
 describe("npm run bench", () => {
   it("runs every section at smoke size and writes a report of the documented shape", async () => {
