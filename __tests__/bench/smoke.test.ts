@@ -102,6 +102,7 @@ describe("npm run bench", () => {
       "sync.pglite.100.requests_per_1000",
       "sync.pglite.100.peak_rss_mb",
       "sync.ncbi.100.efficiency",
+      "sync.ncbi.100.cpu_s",
       "search.300.single.p99_ms",
       "search.300.concurrent.p50_ms",
       "search.300.dense.hnsw_vs_memory",

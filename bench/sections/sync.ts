@@ -205,6 +205,20 @@ export async function syncSection(opts: BenchOptions): Promise<SectionResult> {
       runs.map((r) => r.requests),
     ),
   );
+  out.figures.push(
+    figure(
+      `${k}.cpu_s`,
+      `NCBI-like server, pglite ${n} records: CPU time of the syncing process`,
+      "s",
+      runs.map((r) => r.cpuMs / 1000),
+    ),
+    figure(
+      `${k}.warm_cpu_s`,
+      `NCBI-like server, pglite ${n} records after another ${n} in the same process: CPU time of the syncing process`,
+      "s",
+      pairs.map((p) => p.warm.cpuMs / 1000),
+    ),
+  );
   const local = pairs.map((p) => p.local.syncMs / 1000);
   out.figures.push(
     figure(
