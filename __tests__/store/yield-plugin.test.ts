@@ -12,6 +12,21 @@ import { describeEachBackend, openTestStore, type TestStore } from "../helpers/d
 
 const STATEMENTS = 40;
 
+/**
+ * Runs `statement(i)` STATEMENTS times in a chain while a message waits on a MessagePort; returns
+ * how many statements had finished when the message was handled (undefined: not before the end).
+ */
+async function handledAfter(statement: (i: number) => Promise<void>): Promise<number | undefined> {
+  const channel = new MessageChannel();
+  let done = 0;
+  let handled: number | undefined;
+  channel.port2.once("message", () => (handled = done));
+  channel.port1.postMessage("search");
+  for (; done < STATEMENTS; done++) await statement(done);
+  channel.port1.close();
+  return handled;
+}
+
 describeEachBackend("statements and the thread's other work", (kind) => {
   let t: TestStore | undefined;
   afterEach(async () => {
@@ -23,17 +38,11 @@ describeEachBackend("statements and the thread's other work", (kind) => {
     t = await openTestStore(kind);
     const { db } = t.store;
     await sql`select 1`.execute(db); // connected and warm
-    const channel = new MessageChannel();
-    let done = 0;
-    let handledAfter: number | undefined;
-    channel.port2.once("message", () => (handledAfter = done));
-    channel.port1.postMessage("search");
-    for (; done < STATEMENTS; done++) {
-      await sql`select ${done}::int as n`.execute(db);
-    }
-    channel.port1.close();
-    expect(handledAfter).toBeDefined();
-    expect(handledAfter).toBeLessThan(STATEMENTS / 2);
+    const after = await handledAfter(async (i) => {
+      await sql`select ${i}::int as n`.execute(db);
+    });
+    expect(after).toBeDefined();
+    expect(after).toBeLessThan(STATEMENTS / 2);
   });
 
   // Store.read goes past Kysely's plugins (a named statement on PGlite): it yields by itself.
@@ -43,16 +52,10 @@ describeEachBackend("statements and the thread's other work", (kind) => {
     const { store } = t;
     const query = (k: number) => sql<{ n: number }>`select ${k}::int as n`.compile(store.db);
     await store.read("test_yield", query(0)); // prepared and warm
-    const channel = new MessageChannel();
-    let done = 0;
-    let handledAfter: number | undefined;
-    channel.port2.once("message", () => (handledAfter = done));
-    channel.port1.postMessage("search");
-    for (; done < STATEMENTS; done++) {
-      expect(await store.read("test_yield", query(done))).toEqual([{ n: done }]);
-    }
-    channel.port1.close();
-    expect(handledAfter).toBeDefined();
-    expect(handledAfter).toBeLessThan(STATEMENTS / 2);
+    const after = await handledAfter(async (i) => {
+      expect(await store.read("test_yield", query(i))).toEqual([{ n: i }]);
+    });
+    expect(after).toBeDefined();
+    expect(after).toBeLessThan(STATEMENTS / 2);
   });
 });

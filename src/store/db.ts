@@ -4,7 +4,6 @@
  * Kysely's PostgresDialect, so every repository runs the same SQL on both. Migrations run at open.
  */
 import { mkdir } from "node:fs/promises";
-import { setImmediate as macrotask } from "node:timers/promises";
 import { Kysely, Migrator, PostgresDialect, sql, type CompiledQuery } from "kysely";
 import type { Extensions } from "@electric-sql/pglite";
 import pg from "pg";
@@ -14,7 +13,7 @@ import { markAbandonedJobs } from "./abandoned.js";
 import { acquireDirLock } from "./file-lock.js";
 import { migrationProvider } from "./migrations/index.js";
 import { startPglite } from "./pglite-template.js";
-import { YieldAfterStatement } from "./yield-plugin.js";
+import { YieldAfterStatement, afterStatement } from "./yield-plugin.js";
 import type { Database } from "./schema.js";
 import { storeCall, toStoreError } from "./store-errors.js";
 
@@ -62,14 +61,14 @@ export type PreparedRead = <R>(name: string, query: CompiledQuery<R>) => Promise
 
 /**
  * Store.read on one session (PGlite's pool of one client): named statements, prepared once.
- * Kysely cannot name a statement, so these go to the pool directly, past YieldAfterStatement:
- * the yield is repeated here. Without it a loop of searches on one thread (the corpus inline, as
- * the bench's baseline runs it) settled only microtasks and starved every timer and socket.
+ * Kysely cannot name a statement, so these go to the pool directly, past YieldAfterStatement,
+ * and yield as it does: without, a loop of searches on one thread settled only microtasks and
+ * starved every timer and socket.
  */
 export function namedReads(pool: pg.Pool): PreparedRead {
   return async (name, query) => {
     const { rows } = await pool.query({ name, text: query.sql, values: [...query.parameters] });
-    await macrotask();
+    await afterStatement();
     return rows;
   };
 }
