@@ -1,5 +1,6 @@
 /** The stored record's encoding: compressed JSON behind a format byte, and plain JSON from before. */
 import { describe, expect, test } from "@jest/globals";
+import { brotliCompressSync, constants } from "node:zlib";
 import { decodeRecord, encodeRecord, recordJson } from "../../src/store/record-codec.js";
 
 describe("record codec", () => {
@@ -21,6 +22,11 @@ describe("record codec", () => {
     const stored = encodeRecord(json);
     expect(stored.byteOffset).toBe(0);
     expect(stored.buffer.byteLength).toBe(stored.byteLength);
+  });
+
+  test("reads a record compressed at brotli quality 1, as stored before 2026-11-27", () => {
+    const q1 = brotliCompressSync(json, { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } });
+    expect(recordJson(Buffer.concat([Buffer.from([1]), q1]))).toBe(json);
   });
 
   test("reads a record stored before compression: the JSON's UTF-8 bytes", () => {
