@@ -1,9 +1,12 @@
 import { describe, expect, it } from "@jest/globals";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   BM25_AVG_DOC_LEN,
   BM25_B,
   BM25_K1,
   docSparseVector,
+  docTerms,
   idf,
   querySparseVector,
   termId,
@@ -11,6 +14,11 @@ import {
   tokenize,
 } from "../../src/corpus/bm25.js";
 import { porterStem } from "../../src/corpus/stem.js";
+import { chunkArticle } from "../../src/corpus/chunk.js";
+import { articleSetXml } from "../../src/devtools/synth-xml.js";
+import { createSynthCorpus } from "../../src/devtools/synth.js";
+import { parseEFetchFast } from "../../src/eutils/parse/efetch.js";
+import { EUTILS_FIXTURES, describeShared } from "../helpers/shared.js";
 
 describe("porterStem", () => {
   // Outputs of the complete algorithm (all five steps) as published by Porter (1980).
@@ -187,5 +195,74 @@ describe("BM25 vectors", () => {
     expect(idf(10, 2)).toBeCloseTo(Math.log(8.5 / 2.5 + 1), 12);
     expect(idf(10, 10)).toBeGreaterThan(0);
     expect(idf(1000, 1)).toBeGreaterThan(idf(1000, 100));
+  });
+});
+
+/** What the indexer stored before docTerms: the token count and docSparseVector(tokens). */
+function twoCalls(text: string) {
+  const tokens = tokenize(text);
+  return { tokenCount: tokens.length, sparse: docSparseVector(tokens) };
+}
+
+describe("docTerms", () => {
+  it.each([
+    [""],
+    ["   ...   "],
+    ["The"], // a stopword alone
+    ["Insulin resistance and INSULIN: obesity, obese; Obesities."],
+    ["IL-6/TNF-α in H1N1 (2009) patients: 12.5% vs. 3%"], // not ASCII: the general way
+    ["naïve Bayes"], // not ASCII after a word
+    ["COVID-19 vaccines 2021a b2 x 007"],
+    [`${"a".repeat(48)} ${"b".repeat(49)} ${"C".repeat(48)}x end`], // the 48-character limit
+    ["word\ttab\nnewline\rreturn_underscore`backtick{brace}~tilde@at"],
+    ["The the THE tHe of OF"], // stopwords in any case
+  ])("gives what tokenize and docSparseVector give for %j", (text) => {
+    expect(docTerms(text)).toEqual(twoCalls(text));
+  });
+
+  it("agrees on every chunk of 300 synthetic records", () => {
+    const corpus = createSynthCorpus({
+      seed: 5,
+      terms: [{ term: "doc terms", count: 300, edatFrom: "2020-01-01", edatTo: "2020-12-31" }],
+    });
+    const records = corpus.records(corpus.pmidsFor("doc terms"));
+    const texts = parseEFetchFast(articleSetXml(records)).flatMap((a) =>
+      chunkArticle(a).map((c) => c.text),
+    );
+    expect(texts.length).toBeGreaterThanOrEqual(300);
+    for (const text of texts) expect(docTerms(text)).toEqual(twoCalls(text));
+  });
+
+  it("agrees after its word table has grown and started over (300,000 distinct words)", () => {
+    // Letters only (stemmed) and letters with digits (kept), many in upper case: the table grows
+    // past its first size, then reaches its bound and is cleared, and answers the same throughout.
+    const word = (i: number) =>
+      i % 3 === 0 ? `Zq${i.toString(36)}x` : i % 3 === 1 ? `k${i}` : `w${i.toString(36)}ing`;
+    for (let from = 0; from < 300_000; from += 10_000) {
+      const text = Array.from({ length: 10_000 }, (_, k) => word(from + k)).join(" ");
+      expect(docTerms(text)).toEqual(twoCalls(text));
+    }
+    // Words seen before the table started over are made again, the same.
+    const again = Array.from({ length: 2_000 }, (_, k) => word(k * 7)).join(", ");
+    expect(docTerms(again)).toEqual(twoCalls(again));
+  });
+});
+
+describeShared("docTerms on recorded PubMed abstracts", () => {
+  it("agrees on every chunk of the recorded EFetch replies", () => {
+    const texts = readdirSync(EUTILS_FIXTURES, { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".xml"))
+      .map((f) => readFileSync(join(EUTILS_FIXTURES, f), "utf8"))
+      .filter((body) => body.includes("<PubmedArticleSet"))
+      .flatMap((body) => {
+        try {
+          return parseEFetchFast(body);
+        } catch {
+          return []; // recorded faults: not text to index
+        }
+      })
+      .flatMap((a) => chunkArticle(a).map((c) => c.text));
+    expect(texts.length).toBeGreaterThan(100);
+    for (const text of texts) expect(docTerms(text)).toEqual(twoCalls(text));
   });
 });

@@ -17,7 +17,7 @@ import {
   type DocumentInput,
 } from "../store/docs.js";
 import type { ChunkPoint, VectorStore } from "../vectors/vector-store.js";
-import { docSparseVector, tokenize, type SparseVector } from "./bm25.js";
+import { docTerms, type SparseVector } from "./bm25.js";
 import { chunkArticle, type Chunk } from "./chunk.js";
 
 export interface IndexDeps {
@@ -39,10 +39,7 @@ export interface IndexItem {
 
 /** Chunks of a record, tokenised once for both the chunk rows and the BM25 postings. */
 export function chunkRecord(record: Article): IndexChunk[] {
-  return chunkArticle(record).map((c) => {
-    const tokens = tokenize(c.text);
-    return { ...c, tokenCount: tokens.length, sparse: docSparseVector(tokens) };
-  });
+  return chunkArticle(record).map((c) => ({ ...c, ...docTerms(c.text) }));
 }
 
 /** Indexes these documents where their stored version is not yet indexed; returns how many. */

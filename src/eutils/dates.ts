@@ -18,6 +18,33 @@ export function monthNumber(month: string | null | undefined): string | null {
   return i < 0 ? null : String(i + 1).padStart(2, "0");
 }
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+const two = (n: number): string => (n < 10 ? `0${n}` : String(n));
+
+/**
+ * A calendar date and time of day → "YYYY-MM-DDTHH:MM:00Z", or null when it is not a real one
+ * (30 February, hour 24, a year outside 1000–9999). Fractions of an hour or a minute are cut, as
+ * Date.UTC cuts them; the arithmetic is done here rather than through a Date, which a sync does
+ * for three dates of every record.
+ */
+export function utcMinute(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+): string | null {
+  if (!Number.isInteger(year) || year < 1000 || year > 9999) return null;
+  if (!Number.isInteger(month) || month < 1 || month > 12) return null;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = (DAYS_IN_MONTH[month - 1] ?? 0) + (month === 2 && leap ? 1 : 0);
+  if (!Number.isInteger(day) || day < 1 || day > days) return null;
+  // Written so that NaN fails.
+  if (!(hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59)) return null;
+  return `${year}-${two(month)}-${two(day)}T${two(Math.trunc(hour))}:${two(Math.trunc(minute))}:00Z`;
+}
+
 /** "1" → "01"; anything that is not a day of the month → null. */
 export function dayNumber(day: string | null | undefined): string | null {
   if (!day || !/^\s*\d{1,2}\s*$/.test(day)) return null;

@@ -15,7 +15,7 @@ import type {
   MeshTerm,
   PublicationDate,
 } from "../types.js";
-import { monthNumber } from "../dates.js";
+import { monthNumber, utcMinute } from "../dates.js";
 import { entrezError } from "./common.js";
 import {
   attr,
@@ -359,17 +359,11 @@ function articleDatesOf(
  */
 function isoUtc(date: XmlNode | undefined): string | null {
   const part = (name: string) => text(element(date, name));
-  const year = Number(part("Year"));
-  const month = Number(monthNumber(part("Month") ?? "1") ?? NaN);
-  const day = Number(part("Day") ?? "1");
-  const hour = Number(part("Hour") ?? "0");
-  const minute = Number(part("Minute") ?? "0");
-  if (!Number.isInteger(year) || year < 1000 || year > 9999) return null;
-  const ms = Date.UTC(year, month - 1, day, hour, minute);
-  const parsed = new Date(ms);
-  if (Number.isNaN(ms) || parsed.getUTCMonth() !== month - 1 || parsed.getUTCDate() !== day) {
-    return null;
-  }
-  if (hour < 0 || hour > 23 || minute < 0 || minute > 59) return null;
-  return `${parsed.toISOString().slice(0, 16)}:00Z`;
+  return utcMinute(
+    Number(part("Year")),
+    Number(monthNumber(part("Month") ?? "1") ?? NaN),
+    Number(part("Day") ?? "1"),
+    Number(part("Hour") ?? "0"),
+    Number(part("Minute") ?? "0"),
+  );
 }
