@@ -125,9 +125,12 @@ export function tfPart(tf: number, docLen: number, avgDocLen = BM25_AVG_DOC_LEN)
  * ms against 139–205 ms, warm, the same vectors).
  */
 function termRuns(tokens: readonly string[], each: (id: number, count: number) => void): void {
-  const n = tokens.length;
-  const ids = new Uint32Array(n);
-  for (let i = 0; i < n; i++) ids[i] = termId(tokens[i] as string);
+  idRuns(termIdsOf(tokens), each);
+}
+
+/** Sorts `ids` in place and calls `each` once per distinct id, ascending, with its count. */
+function idRuns(ids: Uint32Array, each: (id: number, count: number) => void): void {
+  const n = ids.length;
   ids.sort();
   for (let i = 0; i < n;) {
     const id = ids[i] as number;
@@ -138,17 +141,28 @@ function termRuns(tokens: readonly string[], each: (id: number, count: number) =
   }
 }
 
+/** The stored sparse vector of a chunk whose tokens have these term ids (sorted in place). */
+function tfVector(ids: Uint32Array, avgDocLen: number): SparseVector {
+  const v: SparseVector = { indices: [], values: [] };
+  idRuns(ids, (id, tf) => {
+    v.indices.push(id);
+    v.values.push(tfPart(tf, ids.length, avgDocLen));
+  });
+  return v;
+}
+
 /** A chunk's stored sparse vector: one entry per distinct term, value = tfPart. Indices ascend. */
 export function docSparseVector(
   tokens: readonly string[],
   avgDocLen = BM25_AVG_DOC_LEN,
 ): SparseVector {
-  const v: SparseVector = { indices: [], values: [] };
-  termRuns(tokens, (id, tf) => {
-    v.indices.push(id);
-    v.values.push(tfPart(tf, tokens.length, avgDocLen));
-  });
-  return v;
+  return tfVector(termIdsOf(tokens), avgDocLen);
+}
+
+function termIdsOf(tokens: readonly string[]): Uint32Array {
+  const ids = new Uint32Array(tokens.length);
+  for (let i = 0; i < ids.length; i++) ids[i] = termId(tokens[i] as string);
+  return ids;
 }
 
 /** A chunk's token count and stored sparse vector, as `docSparseVector(tokenize(text))` gives. */
@@ -171,18 +185,7 @@ export function docTerms(text: string, avgDocLen = BM25_AVG_DOC_LEN): DocTerms {
     const tokens = tokenize(text);
     return { tokenCount: tokens.length, sparse: docSparseVector(tokens, avgDocLen) };
   }
-  const n = ids.length;
-  ids.sort();
-  const sparse: SparseVector = { indices: [], values: [] };
-  for (let i = 0; i < n;) {
-    const id = ids[i] as number;
-    let j = i + 1;
-    while (j < n && ids[j] === id) j++;
-    sparse.indices.push(id);
-    sparse.values.push(tfPart(j - i, n, avgDocLen));
-    i = j;
-  }
-  return { tokenCount: n, sparse };
+  return { tokenCount: ids.length, sparse: tfVector(ids, avgDocLen) };
 }
 
 /**
@@ -196,7 +199,7 @@ const WORDS = {
   size: 0,
 };
 const STOP = -1;
-/** Grown up to here (twice MEMO_LIMIT slots: at most half full), then cleared when full. */
+/** The table grows to this many slots, then is cleared once half full (262,144 words). */
 const WORDS_MAX_SLOTS = 1 << 19;
 let scratchIds = new Uint32Array(1024);
 
