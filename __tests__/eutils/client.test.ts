@@ -304,3 +304,56 @@ describe("request shape", () => {
     expect(at).toBeLessThanOrEqual(Date.now());
   });
 });
+
+describe("requestBytes: a reply's bytes for another thread, checked as request checks a reply", () => {
+  const efetch = (c: EutilsClient) =>
+    c.requestBytes("efetch", { db: "pubmed", id: "1", retmode: "xml" });
+  // Long enough to be checked by its head and tail only (over 64 KB), with multi-byte text.
+  const set = (n: number) =>
+    `<?xml version="1.0"?>\n<PubmedArticleSet>${"<PubmedArticle>β-lactam “x”</PubmedArticle>".repeat(n)}</PubmedArticleSet>\n`;
+
+  it("gives the bytes NCBI sent, in a buffer of their own, and caches nothing", async () => {
+    const body = set(3000);
+    fake.route(onUtility("efetch", { body }));
+    const c = client();
+    const res = await efetch(c);
+    expect(Buffer.from(res.bytes).equals(Buffer.from(body, "utf8"))).toBe(true);
+    expect(res.bytes.byteOffset).toBe(0);
+    expect(res.bytes.buffer.byteLength).toBe(res.bytes.byteLength);
+    await efetch(c);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it("retries a long reply cut before its root's end, then reports it", async () => {
+    fake.route(onUtility("efetch", { body: set(3000).slice(0, -30) }));
+    const err = await efetch(client({ maxRetries: 1 })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UpstreamError);
+    expect((err as Error).message).toMatch(/truncated reply \(no closing <\/PubmedArticleSet>\)/);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it("retries a long HTML page, then reports it", async () => {
+    fake.route(
+      onUtility("efetch", { body: `<!DOCTYPE html><html>${"<p>x</p>".repeat(20_000)}</html>` }),
+    );
+    const err = await efetch(client({ maxRetries: 1 })).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/HTML page instead of XML/);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it("a short <ERROR> document is NCBI's refusal, as request reads it", async () => {
+    const body = "<eFetchResult><ERROR>Cannot retrieve history data.</ERROR></eFetchResult>";
+    fake.route(onUtility("efetch", { body }));
+    const err = await efetch(client()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EntrezError);
+    expect((err as Error).message).toMatch(/Cannot retrieve history data/);
+  });
+
+  it("retries the JSON rate-limit body sent with HTTP 200", async () => {
+    fake.route(onUtility("efetch", { body: set(10) }));
+    fake.failNext(1, rateLimitReply(200));
+    const res = await efetch(client());
+    expect(new TextDecoder().decode(res.bytes)).toBe(set(10));
+    expect(fake.requests).toHaveLength(2);
+  });
+});

@@ -1,11 +1,12 @@
 /**
- * readText (the polite client's reply reader): the same text as `res.text()` for any bytes, read
- * from a loopback server that sends the body in pieces cut inside multi-byte characters.
+ * readText and readBytes (the polite client's reply readers): the same text as `res.text()` and
+ * the same bytes as `res.arrayBuffer()`, read from a loopback server that sends the body in
+ * pieces cut inside multi-byte characters.
  */
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { readText } from "../../src/services/polite-client.js";
+import { WHOLE_TEXT, readBytes, readText } from "../../src/services/polite-client.js";
 
 const BODIES: Record<string, Buffer> = {
   // β is two bytes, 😀 four: every cut below lands inside one of them somewhere.
@@ -13,6 +14,8 @@ const BODIES: Record<string, Buffer> = {
   bom: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("<a>ü</a>", "utf8")]),
   malformed: Buffer.from([0x3c, 0x61, 0x3e, 0xc3, 0x28, 0xff, 0xe2, 0x82, 0x3c, 0x2f, 0x61, 0x3e]),
   empty: Buffer.alloc(0),
+  // Over WHOLE_TEXT: readBytes checks it by head and tail.
+  long: Buffer.from(`<a>${"β-lactam 😀 ".repeat(6000)}</a>`, "utf8"),
 };
 
 let server: Server;
@@ -58,4 +61,26 @@ describe("readText", () => {
   test("a reply without a body is empty", async () => {
     expect(await readText(new Response(null, { status: 204 }))).toBe("");
   });
+});
+
+describe("readBytes", () => {
+  test.each(Object.keys(BODIES).flatMap((name) => [0, 7, 4099].map((cut) => [name, cut])))(
+    "%s, cut every %i bytes: the bytes sent, in a buffer of their own",
+    async (name, cut) => {
+      const url = `${base}/${name}?cut=${cut}`;
+      const read = await readBytes(await fetch(url));
+      expect(Buffer.from(read.bytes).equals(BODIES[name] ?? Buffer.alloc(1))).toBe(true);
+      expect(read.bytes.buffer.byteLength).toBe(read.bytes.byteLength);
+      const text = await (await fetch(url)).text();
+      if (read.bytes.byteLength <= WHOLE_TEXT) {
+        expect(read.body).toBe(text);
+        expect(read.partial).toBeUndefined();
+      } else {
+        expect(read.partial).toBe(true);
+        expect(text.startsWith(read.body.slice(0, 1000))).toBe(true);
+        expect(read.body.endsWith(text.slice(-1000))).toBe(true);
+        expect(read.body.length).toBeLessThan(WHOLE_TEXT);
+      }
+    },
+  );
 });

@@ -40,7 +40,8 @@ export interface PreparedBatch {
 export interface BatchPreparer {
   /** Gets ready before the first reply (starts a thread); optional work, never required. */
   warm(): void;
-  prepare(body: string, now: Date): Promise<PreparedBatch>;
+  /** `body`: an EFetch reply, as text or as its UTF-8 bytes. */
+  prepare(body: EFetchBody, now: Date): Promise<PreparedBatch>;
 }
 
 /** Prepares on the calling thread. */
@@ -49,11 +50,15 @@ export const inlinePreparer: BatchPreparer = {
   prepare: async (body, now) => prepareBatch(body, now),
 };
 
-export function prepareBatch(body: string, now: Date): PreparedBatch {
+/** An EFetch reply as text, or as UTF-8 bytes (decoded as `Response.text()` decodes them). */
+export type EFetchBody = string | Uint8Array;
+
+export function prepareBatch(body: EFetchBody, now: Date): PreparedBatch {
   const docs: PreparedDocument[] = [];
   const chunks = new Map<string, IndexChunk[]>();
+  const text = typeof body === "string" ? body : new TextDecoder().decode(body);
   // Record by record, so each record's parse tree and Article die young.
-  readEFetchArticles(body, (article) => {
+  readEFetchArticles(text, (article) => {
     const { record: _article, recordJson, ...doc } = documentInputFromArticle(article, now);
     docs.push({ ...doc, recordBytes: encodeRecord(recordJson) });
     chunks.set(article.pmid, chunkRecord(article));

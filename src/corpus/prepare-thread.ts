@@ -11,14 +11,20 @@
 import type { Worker } from "node:worker_threads";
 import { log } from "../log.js";
 import { startThread } from "../threads.js";
-import { inlinePreparer, type BatchPreparer, type PreparedBatch } from "./batch.js";
+import {
+  inlinePreparer,
+  type BatchPreparer,
+  type EFetchBody,
+  type PreparedBatch,
+} from "./batch.js";
 
-export type ToPrepareThread = { id: number; body: string; now: number };
+/** A body as bytes is copied to the thread (a memcpy; kept here for the fallback). */
+export type ToPrepareThread = { id: number; body: EFetchBody; now: number };
 export type FromPrepareThread =
   { id: number; ok: true; batch: PreparedBatch } | { id: number; ok: false; message: string };
 
 interface Pending {
-  body: string;
+  body: EFetchBody;
   now: Date;
   resolve: (batch: PreparedBatch) => void;
   reject: (err: unknown) => void;
@@ -41,7 +47,7 @@ export class PrepareThread implements BatchPreparer {
     if (!this.#closed) this.#worker ??= this.#start();
   }
 
-  prepare(body: string, now: Date): Promise<PreparedBatch> {
+  prepare(body: EFetchBody, now: Date): Promise<PreparedBatch> {
     if (this.#closed) return this.#inline(body, now);
     const id = this.#next++;
     return new Promise<PreparedBatch>((resolve, reject) => {
@@ -94,7 +100,7 @@ export class PrepareThread implements BatchPreparer {
     for (const p of pending) this.#inline(p.body, p.now).then(p.resolve, p.reject);
   }
 
-  #inline(body: string, now: Date): Promise<PreparedBatch> {
+  #inline(body: EFetchBody, now: Date): Promise<PreparedBatch> {
     return inlinePreparer.prepare(body, now);
   }
 }

@@ -40,6 +40,14 @@ export interface EutilsResponse {
   fromCache: boolean;
 }
 
+/** A reply as UTF-8 bytes (EutilsClient.requestBytes), for another thread to decode and parse. */
+export interface EutilsBytes {
+  /** In an ArrayBuffer of their own: a postMessage can transfer it without a copy. */
+  bytes: Uint8Array<ArrayBuffer>;
+  url: string;
+  method: "GET" | "POST";
+}
+
 /** How a reply body becomes a value; `name` tells derived values of one body apart. */
 export interface BodyParser<T> {
   name: string;
@@ -133,6 +141,7 @@ export class EutilsClient {
             status: r.status,
             retryAfter: r.retryAfter,
             body: r.body,
+            partial: r.partial,
             redact: r.redact,
           }),
         details: (label) => ({ utility: label }),
@@ -164,6 +173,21 @@ export class EutilsClient {
     const o = this.options(utility, params, opts);
     const { body, url, fromCache } = await this.http.request(ENDPOINTS[utility], params, o);
     return { body, url, method: o.method ?? "GET", fromCache };
+  }
+
+  /**
+   * `request` for a reply another thread reads (a sync's EFetch batch of megabytes): its bytes,
+   * neither decoded on this thread nor cached. Checked as `request` checks a reply (a long body
+   * by its head and tail: see PoliteClient.requestBytes).
+   */
+  async requestBytes(
+    utility: Utility,
+    params: Params,
+    opts: Omit<CallOptions, "noCache"> = {},
+  ): Promise<EutilsBytes> {
+    const o = this.options(utility, params, opts);
+    const { bytes, url, method } = await this.http.requestBytes(ENDPOINTS[utility], params, o);
+    return { bytes, url, method };
   }
 
   private options(utility: Utility, params: Params, opts: CallOptions): RequestOptions {

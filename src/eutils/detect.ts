@@ -47,22 +47,23 @@ export function isRateLimitBody(body: string): boolean {
   );
 }
 
-export function inspectBody(body: string, format: BodyFormat): Verdict {
+/** `partial`: `body` is only the head and tail of a reply longer than any error document. */
+export function inspectBody(body: string, format: BodyFormat, partial = false): Verdict {
   if (isRateLimitBody(body)) return { kind: "rate-limit" };
   if (isHtml(body)) return { kind: "html" };
   // Every utility answers something, even for no results (ECitMatch echoes each line; EFetch
   // text reports a header): an empty 200 is a failed reply, never "nothing found".
   if (body.trim() === "") return { kind: "truncated", detail: "an empty reply" };
   if (format === "text") return { kind: "ok" };
-  return format === "json" ? inspectJson(body) : inspectXml(body);
+  return format === "json" ? inspectJson(body, partial) : inspectXml(body, partial);
 }
 
-function inspectJson(body: string): Verdict {
+function inspectJson(body: string, partial: boolean): Verdict {
   const text = body.trim();
   const closes = text.endsWith("}") || text.endsWith("]");
   if (!/^[{[]/.test(text) || !closes)
     return { kind: "truncated", detail: "a truncated JSON reply" };
-  if (text.length > SMALL_BODY) return { kind: "ok" };
+  if (partial || text.length > SMALL_BODY) return { kind: "ok" };
   const top = jsonError(text);
   return top ? { kind: "entrez-error", message: top } : { kind: "ok" };
 }
@@ -81,7 +82,7 @@ function jsonError(text: string): string | undefined {
   }
 }
 
-function inspectXml(body: string): Verdict {
+function inspectXml(body: string, partial: boolean): Verdict {
   const text = stripBom(body);
   const root = xmlRoot(text);
   if (!root) {
@@ -94,7 +95,7 @@ function inspectXml(body: string): Verdict {
   if (!xmlClosed(text, root)) {
     return { kind: "truncated", detail: `a truncated reply (no closing </${root}>)` };
   }
-  if (text.length > SMALL_BODY || !text.includes("<ERROR>")) return { kind: "ok" };
+  if (partial || text.length > SMALL_BODY || !text.includes("<ERROR>")) return { kind: "ok" };
   const errors = rootLevelErrors(text);
   return errors.length > 0 ? { kind: "entrez-error", message: errors.join("; ") } : { kind: "ok" };
 }
@@ -153,13 +154,15 @@ export interface Reply {
   status: number;
   retryAfter: string | null;
   body: string;
+  /** `body` is only the head and tail of a long reply (PoliteClient.requestBytes). */
+  partial?: boolean;
   /** Removes the API key from any text NCBI echoes (its JSON errors carry an "api-key" field). */
   redact: (text: string) => string;
 }
 
 /** Sorts a reply into success, a retryable failure, or (thrown) an error retrying cannot fix. */
 export function classifyReply(r: Reply): Outcome {
-  const verdict = inspectBody(r.body, r.format);
+  const verdict = inspectBody(r.body, r.format, r.partial);
   if (r.status === 429 || verdict.kind === "rate-limit") {
     const advice =
       "Wait a few seconds before retrying; NCBI allows 3 requests per second without an API key and 10 with one (NCBI_API_KEY).";

@@ -64,6 +64,8 @@ export interface ServiceReply {
   okStatuses: readonly number[];
   /** An empty 2xx body is an answer (e.g. an export with nothing in it), not a failed reply. */
   emptyOk: boolean;
+  /** `body` is only the head and tail of a longer reply (PoliteClient.requestBytes). */
+  partial?: boolean;
   /** Removes secrets (keys, emails) from any text the service echoes. */
   redact: (text: string) => string;
 }

@@ -52,6 +52,15 @@ export interface ServiceResponse extends CachedReply {
   cacheKey?: string;
 }
 
+/** A reply as UTF-8 bytes (`requestBytes`): for another thread to decode, never cached. */
+export interface BytesResponse {
+  status: number;
+  /** The body's bytes, in an ArrayBuffer of their own (so it can be transferred whole). */
+  bytes: Uint8Array<ArrayBuffer>;
+  url: string;
+  method: "GET" | "POST";
+}
+
 export interface PoliteClientOptions extends ServiceInfo {
   /** Paths are joined to it with "/"; an empty path requests the base URL itself. */
   baseUrl: string;
@@ -126,6 +135,21 @@ interface Call {
   publicUrl: string;
   okStatuses: readonly number[];
   emptyOk: boolean;
+  /** Read as bytes (requestBytes): the classifier sees the head and tail of a long body only. */
+  bytes?: boolean;
+}
+
+interface Attempt {
+  outcome: Outcome;
+  status: number;
+  bytes?: Uint8Array<ArrayBuffer>;
+}
+
+/** A reply read: its text (or, `partial`, its head and tail) and, asked for, its bytes. */
+interface ReadBody {
+  body: string;
+  bytes?: Uint8Array<ArrayBuffer>;
+  partial?: boolean;
 }
 
 export class PoliteClient {
@@ -168,19 +192,8 @@ export class PoliteClient {
     params: Params = {},
     o: RequestOptions = {},
   ): Promise<ServiceResponse> {
-    const query = this.publicQuery(params);
-    const method = o.method ?? "GET";
-    const call: Call = {
-      path,
-      label: o.label,
-      endpoint: this.endpoint(path),
-      query,
-      method,
-      format: o.accept ?? "json",
-      publicUrl: this.publicUrl(path, params),
-      okStatuses: o.okStatuses ?? [],
-      emptyOk: o.emptyOk ?? false,
-    };
+    const call = this.call(path, params, o);
+    const { query, method } = call;
     const cache = this.opts.cache;
     const fixed = new Set((this.opts.publicParams ?? []).map(([k]) => k));
     const scope = this.opts.cacheScope?.(path, o.label) ?? `${this.opts.id}:${path}`;
@@ -193,20 +206,53 @@ export class PoliteClient {
       const hit = cache.get(key);
       if (hit) return { ...hit, fromCache: true, cacheKey: key };
     }
-    // Without a caller's signal the configured per-call deadline still applies.
-    const signal =
-      o.signal ??
-      setDeadline(
-        AbortSignal.timeout(this.opts.deadlineMs),
-        performance.now() + this.opts.deadlineMs,
-      );
-    const { body, status } = await this.withRetries(call, signal);
+    const { body, status } = await this.withRetries(call, this.signal(o));
     const reply: CachedReply = { status, body, url: call.publicUrl, method };
     if (cache && ttl > 0) {
       cache.set(key, reply, ttl, 2 * (body.length + key.length));
       return { ...reply, fromCache: false, cacheKey: key };
     }
     return { ...reply, fromCache: false };
+  }
+
+  /**
+   * `request` for a reply of megabytes that another thread reads (a sync's EFetch batch): its
+   * bytes as they came, never decoded into a string here and never cached. Checked as `request`
+   * checks a reply, on the whole body up to WHOLE_TEXT bytes and on its head and tail beyond.
+   */
+  async requestBytes(
+    path: string,
+    params: Params = {},
+    o: Omit<RequestOptions, "noCache" | "ttlMs"> = {},
+  ): Promise<BytesResponse> {
+    const call = { ...this.call(path, params, o), bytes: true };
+    const { bytes, status } = await this.withRetries(call, this.signal(o));
+    return { status, bytes: bytes ?? new Uint8Array(0), url: call.publicUrl, method: call.method };
+  }
+
+  private call(path: string, params: Params, o: RequestOptions): Call {
+    return {
+      path,
+      label: o.label,
+      endpoint: this.endpoint(path),
+      query: this.publicQuery(params),
+      method: o.method ?? "GET",
+      format: o.accept ?? "json",
+      publicUrl: this.publicUrl(path, params),
+      okStatuses: o.okStatuses ?? [],
+      emptyOk: o.emptyOk ?? false,
+    };
+  }
+
+  /** The caller's signal; without one the configured per-call deadline still applies. */
+  private signal(o: RequestOptions): AbortSignal {
+    return (
+      o.signal ??
+      setDeadline(
+        AbortSignal.timeout(this.opts.deadlineMs),
+        performance.now() + this.opts.deadlineMs,
+      )
+    );
   }
 
   /** Removes every secret parameter's value from `text` (service error bodies may echo them). */
@@ -226,10 +272,10 @@ export class PoliteClient {
   private async withRetries(
     call: Call,
     signal: AbortSignal,
-  ): Promise<{ body: string; status: number }> {
+  ): Promise<{ body: string; status: number; bytes?: Uint8Array<ArrayBuffer> }> {
     let last: Failure | undefined;
     for (let attempt = 1; ; attempt++) {
-      let result: { outcome: Outcome; status: number };
+      let result: Attempt;
       try {
         result = await this.limiter.run((t) => this.attempt(call, attempt, signal, t), signal);
       } catch (err) {
@@ -242,7 +288,7 @@ export class PoliteClient {
       const { outcome } = result;
       if (outcome.ok) {
         this.limiter.accepted();
-        return { body: outcome.body, status: result.status };
+        return { body: outcome.body, status: result.status, bytes: result.bytes };
       }
       last = outcome.failure;
       if (last.rateLimited) {
@@ -270,7 +316,7 @@ export class PoliteClient {
     attempt: number,
     signal: AbortSignal,
     ticket: Ticket,
-  ): Promise<{ outcome: Outcome; status: number }> {
+  ): Promise<Attempt> {
     const started = performance.now();
     const timeout = AbortSignal.timeout(this.opts.timeoutMs);
     const both = AbortSignal.any([signal, timeout]);
@@ -295,7 +341,8 @@ export class PoliteClient {
             });
       status = res.status;
       this.contact = this.now();
-      const body = await readText(res);
+      const read: ReadBody = call.bytes ? await readBytes(res) : { body: await readText(res) };
+      const { body } = read;
       outcome = this.classify({
         service: this.service,
         label: call.label,
@@ -305,9 +352,10 @@ export class PoliteClient {
         body,
         okStatuses: call.okStatuses,
         emptyOk: call.emptyOk,
+        partial: read.partial,
         redact: (t: string) => this.redact(t),
       });
-      return { outcome, status: res.status };
+      return { outcome, status: res.status, bytes: read.bytes };
     } catch (err) {
       if (err instanceof AppError || signal.aborted) throw err;
       outcome = {
@@ -373,6 +421,39 @@ export async function readText(res: Response): Promise<string> {
   let text = "";
   for await (const chunk of res.body) text += decoder.decode(chunk, { stream: true });
   return text + decoder.decode();
+}
+
+/** Bodies up to this many bytes are checked whole; beyond, by their head and tail. */
+export const WHOLE_TEXT = 64 * 1024;
+const HEAD_BYTES = 16 * 1024;
+const TAIL_BYTES = 4 * 1024;
+
+/**
+ * The reply's bytes in an ArrayBuffer of their own, and the text its checks read: the body
+ * decoded as `readText` decodes it, or for a body over WHOLE_TEXT bytes its head and tail only
+ * (`partial`): every check of a long body reads no more (services/body.ts, eutils/detect.ts).
+ */
+export async function readBytes(
+  res: Response,
+): Promise<ReadBody & { bytes: Uint8Array<ArrayBuffer> }> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (res.body) {
+    for await (const chunk of res.body) {
+      chunks.push(chunk);
+      size += chunk.byteLength;
+    }
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  if (size <= WHOLE_TEXT) return { bytes, body: new TextDecoder().decode(bytes) };
+  const head = new TextDecoder().decode(bytes.subarray(0, HEAD_BYTES));
+  const tail = new TextDecoder().decode(bytes.subarray(size - TAIL_BYTES));
+  return { bytes, body: `${head}\n${tail}`, partial: true };
 }
 
 function flat(params: Params): [string, string][] {

@@ -169,3 +169,32 @@ describe("record by record", () => {
     expect(() => parseEFetchFast(error)).toThrow(/Cannot retrieve history/);
   });
 });
+
+describe("reference lists, passed over as the reader meets them", () => {
+  const record = (data: string) =>
+    `<PubmedArticleSet><PubmedArticle><MedlineCitation><PMID>7</PMID><Article>` +
+    `<ArticleTitle>T</ArticleTitle></Article></MedlineCitation>` +
+    `<PubmedData><ArticleIdList><ArticleId IdType="doi">10.1/x</ArticleId></ArticleIdList>${data}` +
+    `</PubmedData></PubmedArticle></PubmedArticleSet>`;
+  // Malformed inside: read, it would fail; passed over, nothing in it matters.
+  const refs = `\n  <ReferenceList><Reference><Citation>a &bogus; <b>b</Citation></Reference></ReferenceList>\n`;
+
+  test("what follows a ReferenceList in PubmedData is never read, as the regex cut never read it", () => {
+    const xml = record(`${refs}<ReferenceList/>`);
+    const [article] = parseEFetchFast(xml);
+    expect(article?.doi).toBe("10.1/x");
+    expect(parseEFetchFast(xml)).toEqual(parseEFetch(xml));
+  });
+
+  test("a ReferenceList outside PubmedData and BookDocument is read, and its fault found", () => {
+    const xml = record("").replace("</Article>", `</Article>${refs}`);
+    expect(() => parseEFetchFast(xml)).toThrow(/truncated or malformed EFetch reply/);
+  });
+
+  test("a reply cut inside a reference list is still a truncated reply", () => {
+    const whole = record(refs);
+    const cut = whole.slice(0, whole.indexOf("<Citation>") + 5);
+    expect(() => parseEFetchFast(cut)).toThrow(UpstreamError);
+    expect(() => parseEFetch(cut)).toThrow(UpstreamError);
+  });
+});

@@ -159,10 +159,11 @@ export class CorpusWorker implements CorpusHost {
     if (msg.callId !== null) this.pending.get(msg.callId)?.requests.add(msg.id);
     let reply: ToWorker;
     try {
-      const value = await this.eutilsClient().request(msg.utility, msg.params, {
-        ...msg.opts,
-        signal: controller.signal,
-      });
+      const opts = { ...msg.opts, signal: controller.signal };
+      const client = this.eutilsClient();
+      const value = msg.bytes
+        ? await client.requestBytes(msg.utility, msg.params, opts)
+        : await client.request(msg.utility, msg.params, opts);
       reply = { type: "eutils-reply", id: msg.id, ok: true, value };
     } catch (err) {
       reply = { type: "eutils-reply", id: msg.id, ok: false, error: toWire(err) };
@@ -170,6 +171,8 @@ export class CorpusWorker implements CorpusHost {
       this.requests.delete(msg.id);
       if (msg.callId !== null) this.pending.get(msg.callId)?.requests.delete(msg.id);
     }
-    this.worker?.postMessage(reply);
+    // A reply's bytes are moved to the worker, not copied: nothing here reads them again.
+    const bytes = reply.ok && "bytes" in reply.value ? reply.value.bytes : undefined;
+    this.worker?.postMessage(reply, bytes ? [bytes.buffer] : []);
   }
 }

@@ -21,7 +21,13 @@ import {
   VectorStoreError,
   type ErrorCode,
 } from "../../errors.js";
-import type { CallOptions, EutilsResponse, Params, Utility } from "../../eutils/client.js";
+import type {
+  CallOptions,
+  EutilsBytes,
+  EutilsResponse,
+  Params,
+  Utility,
+} from "../../eutils/client.js";
 
 export interface WireError {
   name: string;
@@ -37,7 +43,8 @@ export type ToWorker =
   | { type: "cancel"; id: number }
   | { type: "open" }
   | { type: "close" }
-  | { type: "eutils-reply"; id: number; ok: true; value: EutilsResponse }
+  /** `value` is EutilsBytes (its buffer transferred, not copied) when the request asked `bytes`. */
+  | { type: "eutils-reply"; id: number; ok: true; value: EutilsResponse | EutilsBytes }
   | { type: "eutils-reply"; id: number; ok: false; error: WireError };
 
 /** Worker → MCP thread. */
@@ -55,6 +62,8 @@ export type FromWorker =
       utility: Utility;
       params: Params;
       opts: Omit<CallOptions, "signal">;
+      /** EutilsClient.requestBytes instead of request. */
+      bytes?: true;
     }
   | { type: "eutils-cancel"; id: number };
 

@@ -2,14 +2,22 @@
  * The corpus worker's E-utilities client: every request goes to the MCP thread's EutilsClient,
  * so one p-queue (rate, retries, the replicas' shared budget) still governs every NCBI call.
  * The worker sends { utility, params, opts }; the MCP thread answers with the response or a
- * serialised error. Only `request` exists here: it is all the corpus uses.
+ * serialised error. Only `request` and `requestBytes` exist here: all the corpus uses.
  */
 import type { MessagePort } from "node:worker_threads";
-import type { CallOptions, EutilsResponse, Params, Utility } from "../../eutils/client.js";
+import type {
+  CallOptions,
+  EutilsBytes,
+  EutilsResponse,
+  Params,
+  Utility,
+} from "../../eutils/client.js";
 import { fromWire, type FromWorker, type WireError } from "./protocol.js";
 
+type Reply = EutilsResponse | EutilsBytes;
+
 interface Pending {
-  resolve: (value: EutilsResponse) => void;
+  resolve: (value: Reply) => void;
   reject: (err: Error) => void;
 }
 
@@ -24,6 +32,20 @@ export class RemoteEutils {
   ) {}
 
   request(utility: Utility, params: Params, opts: CallOptions = {}): Promise<EutilsResponse> {
+    return this.send(utility, params, opts, false) as Promise<EutilsResponse>;
+  }
+
+  /** The reply's bytes, moved here from the MCP thread without a copy. */
+  requestBytes(utility: Utility, params: Params, opts: CallOptions = {}): Promise<EutilsBytes> {
+    return this.send(utility, params, opts, true) as Promise<EutilsBytes>;
+  }
+
+  private send(
+    utility: Utility,
+    params: Params,
+    opts: CallOptions,
+    bytes: boolean,
+  ): Promise<Reply> {
     const { signal, ...rest } = opts;
     signal?.throwIfAborted();
     const id = this.next++;
@@ -34,8 +56,9 @@ export class RemoteEutils {
       utility,
       params,
       opts: rest,
+      ...(bytes && { bytes: true }),
     };
-    return new Promise<EutilsResponse>((resolve, reject) => {
+    return new Promise<Reply>((resolve, reject) => {
       const onAbort = () => {
         this.pending.delete(id);
         this.port.postMessage({ type: "eutils-cancel", id } satisfies FromWorker);
@@ -52,7 +75,7 @@ export class RemoteEutils {
   }
 
   /** The MCP thread's answer to request `id`. */
-  settle(id: number, reply: { ok: true; value: EutilsResponse } | { ok: false; error: WireError }) {
+  settle(id: number, reply: { ok: true; value: Reply } | { ok: false; error: WireError }) {
     const p = this.pending.get(id);
     if (!p) return; // cancelled meanwhile
     this.pending.delete(id);

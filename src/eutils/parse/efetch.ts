@@ -27,7 +27,7 @@ import {
   texts,
   type XmlNode,
 } from "./xml.js";
-import { readOrderedXml } from "./xml-reader.js";
+import { readOrderedXml, type Cut } from "./xml-reader.js";
 
 const UTILITY = "EFetch";
 
@@ -39,6 +39,8 @@ const UTILITY = "EFetch";
  * reject.
  */
 const REFERENCE_LISTS = /<ReferenceList\b[\s\S]*?(?=<\/PubmedData>|<\/BookDocument>)/g;
+/** The same cut made by ./xml-reader.ts as it reads, with no copy of a reply of megabytes. */
+const REFERENCE_CUT: Cut = { from: "ReferenceList", parents: ["PubmedData", "BookDocument"] };
 
 export function parseEFetch(xml: string): Article[] {
   return articlesOf(parseOrderedXml(xml.replace(REFERENCE_LISTS, ""), UTILITY));
@@ -62,12 +64,13 @@ export function parseEFetchFast(xml: string): Article[] {
  * still throws, after `each` has seen the records before the fault.
  */
 export function readEFetchArticles(xml: string, each: (article: Article) => void): void {
-  const root = readOrderedXml(xml.replace(REFERENCE_LISTS, ""), UTILITY, (record, set) => {
+  const eachRecord = (record: XmlNode, set: XmlNode): boolean => {
     if (set["#name"] !== "PubmedArticleSet") return false;
     const article = articleOf(record);
     if (article) each(article);
     return true;
-  });
+  };
+  const root = readOrderedXml(xml, UTILITY, eachRecord, REFERENCE_CUT);
   if (root["#name"] !== "PubmedArticleSet") throw notAnArticleSet(root);
 }
 

@@ -46,14 +46,30 @@ class XmlSyntaxError extends Error {}
 export type ChildReader = (child: XmlNode, root: XmlNode) => boolean;
 
 /**
- * Parses an E-utilities XML body and returns its root element (see parseOrderedXml), without the
- * children `eachChild` took. A syntax error anywhere still fails the whole body, after `eachChild`
- * may have seen the children before it.
+ * Text the reader passes over unread: an element named `from` inside an element named in
+ * `parents`, and everything after it up to that parent's end tag. Like a regex cut of the body
+ * before reading, with no copy of the body. Where the parent's end tag never comes (a truncated
+ * body), nothing is cut and the element is read, so the reader meets the truncation.
  */
-export function readOrderedXml(body: string, utility: string, eachChild?: ChildReader): XmlNode {
+export interface Cut {
+  from: string;
+  parents: readonly string[];
+}
+
+/**
+ * Parses an E-utilities XML body and returns its root element (see parseOrderedXml), without the
+ * children `eachChild` took and without the text `cut` passes over. A syntax error anywhere still
+ * fails the whole body, after `eachChild` may have seen the children before it.
+ */
+export function readOrderedXml(
+  body: string,
+  utility: string,
+  eachChild?: ChildReader,
+  cut?: Cut,
+): XmlNode {
   const xml = xmlBody(body, utility);
   try {
-    return new Reader(xml, eachChild).read();
+    return new Reader(xml, eachChild, cut).read();
   } catch (err) {
     if (err instanceof XmlSyntaxError) throw malformedXml(utility, err);
     throw err;
@@ -84,6 +100,7 @@ class Reader {
   constructor(
     private readonly xml: string,
     private readonly eachChild: ChildReader | undefined,
+    private readonly cut: Cut | undefined,
   ) {}
 
   read(): XmlNode {
@@ -118,6 +135,7 @@ class Reader {
     NAME.lastIndex = this.pos + 1;
     const name = NAME.exec(xml)?.[0];
     if (name === undefined) throw new XmlSyntaxError(`Malformed tag at ${this.pos}`);
+    if (name === this.cut?.from && this.cutRest(this.cut.parents)) return;
     const node: XmlNode = { "#name": name };
     let at = NAME.lastIndex;
     for (;;) {
@@ -137,6 +155,16 @@ class Reader {
     else this.root = node;
     if (end[1] !== "/") this.stack.push(node);
     else this.closed(node);
+  }
+
+  /** Moves to the end tag of the open element if `parents` names it; false (and stays) if not. */
+  private cutRest(parents: readonly string[]): boolean {
+    const parent = this.stack.at(-1)?.["#name"];
+    if (parent === undefined || !parents.includes(parent)) return false;
+    const end = this.xml.indexOf(`</${parent}>`, this.pos);
+    if (end < 0) return false;
+    this.pos = end;
+    return true;
   }
 
   /** `node` is read whole: a child of the root goes to eachChild. */
