@@ -29,6 +29,9 @@ import type {
   Utility,
 } from "../../eutils/client.js";
 
+/** What the MCP thread answers an "eutils" request with: EutilsBytes when it asked `bytes`. */
+export type EutilsReply = EutilsResponse | EutilsBytes;
+
 export interface WireError {
   name: string;
   message: string;
@@ -43,8 +46,8 @@ export type ToWorker =
   | { type: "cancel"; id: number }
   | { type: "open" }
   | { type: "close" }
-  /** `value` is EutilsBytes (its buffer transferred, not copied) when the request asked `bytes`. */
-  | { type: "eutils-reply"; id: number; ok: true; value: EutilsResponse | EutilsBytes }
+  /** A reply's bytes are transferred, not copied. */
+  | { type: "eutils-reply"; id: number; ok: true; value: EutilsReply }
   | { type: "eutils-reply"; id: number; ok: false; error: WireError };
 
 /** Worker → MCP thread. */

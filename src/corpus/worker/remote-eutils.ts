@@ -12,12 +12,10 @@ import type {
   Params,
   Utility,
 } from "../../eutils/client.js";
-import { fromWire, type FromWorker, type WireError } from "./protocol.js";
-
-type Reply = EutilsResponse | EutilsBytes;
+import { fromWire, type EutilsReply, type FromWorker, type WireError } from "./protocol.js";
 
 interface Pending {
-  resolve: (value: Reply) => void;
+  resolve: (value: EutilsReply) => void;
   reject: (err: Error) => void;
 }
 
@@ -45,7 +43,7 @@ export class RemoteEutils {
     params: Params,
     opts: CallOptions,
     bytes: boolean,
-  ): Promise<Reply> {
+  ): Promise<EutilsReply> {
     const { signal, ...rest } = opts;
     signal?.throwIfAborted();
     const id = this.next++;
@@ -58,7 +56,7 @@ export class RemoteEutils {
       opts: rest,
       ...(bytes && { bytes: true }),
     };
-    return new Promise<Reply>((resolve, reject) => {
+    return new Promise<EutilsReply>((resolve, reject) => {
       const onAbort = () => {
         this.pending.delete(id);
         this.port.postMessage({ type: "eutils-cancel", id } satisfies FromWorker);
@@ -75,7 +73,7 @@ export class RemoteEutils {
   }
 
   /** The MCP thread's answer to request `id`. */
-  settle(id: number, reply: { ok: true; value: Reply } | { ok: false; error: WireError }) {
+  settle(id: number, reply: { ok: true; value: EutilsReply } | { ok: false; error: WireError }) {
     const p = this.pending.get(id);
     if (!p) return; // cancelled meanwhile
     this.pending.delete(id);
