@@ -122,6 +122,16 @@ describe("LexicalIndex", () => {
     },
   );
 
+  it("packs postings as the store keeps them: big-endian int32 term, float32 weight", () => {
+    const packed = packPostings({ indices: [1, 0x80000001, 7], values: [0.5, -2, 1e-3] });
+    expect(packed.subarray(0, 16).toString("hex")).toBe("000000013f00000080000001c0000000");
+    const view = new DataView(packed.buffer, packed.byteOffset, packed.length);
+    expect(packed.length).toBe(24);
+    expect(view.getInt32(16, false)).toBe(7);
+    expect(view.getFloat32(20, false)).toBe(Math.fround(1e-3));
+    expect(packPostings({ indices: [], values: [] }).length).toBe(0);
+  });
+
   it("breaks score ties by chunk id, also where the limit cuts through them", () => {
     const postings = packPostings({ indices: [5, 9], values: [1, 0.5] });
     // Ids inserted in scrambled order; every chunk scores the same on term 5.
