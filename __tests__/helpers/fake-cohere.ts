@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { later } from "./fake-eutils.js";
 
 export interface EmbedRequestBody {
   model: string;
@@ -122,7 +123,7 @@ export async function startFakeCohere(apiKey = "co-test-key-0123456789"): Promis
           response_type: "embeddings_by_type",
         });
       };
-      if (scripted?.delayMs) setTimeout(respond, scripted.delayMs);
+      if (scripted?.delayMs) later(scripted.delayMs, res, respond);
       else respond();
     });
   });

@@ -248,6 +248,19 @@ async function readParams(
   return { utility, params };
 }
 
+/**
+ * Runs `fn` after `ms`, or never if the client hangs up first: a delayed reply to a call that
+ * timed out leaves no timer behind to hold the test process open.
+ */
+export function later(ms: number, res: ServerResponse, fn: () => void): void {
+  const timer = setTimeout(() => {
+    res.off("close", cancel);
+    fn();
+  }, ms);
+  const cancel = () => clearTimeout(timer);
+  res.once("close", cancel);
+}
+
 /** Writes `reply` (also used by the fake literature services, fake-literature.ts). */
 export function send(res: ServerResponse, reply: FakeReply): void {
   if (reply.hangup) {

@@ -16,7 +16,14 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { cassetteReply } from "./cassette.js";
-import { maxInWindow, send, type FakeReply, type FakeRequest, type Route } from "./fake-eutils.js";
+import {
+  later,
+  maxInWindow,
+  send,
+  type FakeReply,
+  type FakeRequest,
+  type Route,
+} from "./fake-eutils.js";
 import { literatureFixture } from "./paths.js";
 
 export type LiteratureService = "idconv" | "europepmc" | "unpaywall" | "pubtator";
@@ -99,7 +106,7 @@ export async function startFakeLiterature(
       };
       requests.push(req);
       answer(req).then(
-        (reply) => setTimeout(() => send(res, reply), reply.delayMs ?? 0),
+        (reply) => later(reply.delayMs ?? 0, res, () => send(res, reply)),
         (err: unknown) => send(res, { status: 500, body: `fake-literature: ${String(err)}` }),
       );
     });
