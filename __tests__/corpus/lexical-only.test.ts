@@ -23,9 +23,7 @@ const KEY = "statins";
 /** Papers by their best chunk's BM25 score (ties by chunk id), retracted papers left out. */
 async function bm25Ranking(query: string): Promise<string[]> {
   const { rows } = await sql<{ id: string; pmid: string; text: string; retracted: boolean }>`
-    select c.id, c.pmid, c.text, v.retracted from chunks c join chunk_vectors v on v.id = c.id`.execute(
-    corpusDb,
-  );
+    select id, pmid, text, retracted from chunk_vectors`.execute(corpusDb);
   const docs = rows.map((r) => {
     const v = docSparseVector(tokenize(r.text));
     return { ...r, weights: new Map(v.indices.map((t, k) => [t, v.values[k] ?? 0])) };

@@ -3,7 +3,9 @@
  * pgvector in the store's database) it is one transaction: the documents are written already
  * marked indexed, with their chunks and postings, and a failure anywhere in it leaves none of the
  * batch behind; a revised record replaces its chunks and the in-memory BM25 index follows at once.
- * With embeddings (hash) the batch takes the two-step path and ends the same.
+ * The chunks are pgvector's rows alone: the chunks table is not written, and rows an earlier
+ * version left there go when their document is written again. With embeddings (hash) the batch
+ * takes the two-step path and ends the same.
  */
 import { afterAll, beforeAll, beforeEach, expect, it } from "@jest/globals";
 import { prepareBatch, storeBatch, type PreparedBatch } from "../../src/corpus/batch.js";
@@ -21,6 +23,7 @@ import {
   getDocument,
   getDocumentChunks,
   listUnindexed,
+  replaceChunks,
 } from "../../src/store/docs.js";
 import { createVectorStore } from "../../src/vectors/index.js";
 import type { VectorStore } from "../../src/vectors/vector-store.js";
@@ -35,6 +38,7 @@ const records = Array.from({ length: corpus.size }, (_, i) => corpus.recordAt(i)
 const xml = articleSetXml(records);
 const FIRST = records[0]!.pmid;
 const NEW_TITLE = "Zymurgical quinoxaline lattices in axolotl regeneration";
+const LEGACY_ID = "00000000-0000-4000-8000-000000000001";
 
 /** The reply with the first record retitled (a revision: new content, new hash). */
 const revisedXml = () => {
@@ -45,6 +49,7 @@ const revisedXml = () => {
 
 const chunkTotal = (batch: PreparedBatch) =>
   [...batch.chunks.values()].reduce((n, chunks) => n + chunks.length, 0);
+const chunksOf = (batch: PreparedBatch) => [...batch.chunks.values()].flat();
 
 describeEachBackend("storing a sync batch", (kind) => {
   let t: TestStore;
@@ -79,8 +84,13 @@ describeEachBackend("storing a sync batch", (kind) => {
     expect(results.every((r) => r.outcome === "inserted" && r.version === 1)).toBe(true);
     expect(await listUnindexed(t.store.db, 100)).toEqual([]);
     expect(await getDocument(t.store.db, FIRST)).toMatchObject({ version: 1, indexedVersion: 1 });
-    expect(await countChunks(t.store.db)).toBe(chunkTotal(batch));
+    // Each chunk's text stored once: in pgvector's row, none in the chunks table.
+    expect(await countChunks(t.store.db)).toBe(0);
     expect(await vectors.count()).toBe(chunkTotal(batch));
+    const stored = await vectors.payloads!(chunksOf(batch).map((c) => c.id));
+    expect(chunksOf(batch).map((c) => stored.get(c.id)?.text)).toEqual(
+      chunksOf(batch).map((c) => c.text),
+    );
     const title = batch.docs[0]!.title;
     expect((await search(title))[0]).toMatchObject({ pmid: FIRST, payload: { title } });
 
@@ -93,6 +103,18 @@ describeEachBackend("storing a sync batch", (kind) => {
   it("a revised record: version 2 indexed, its chunks replaced, search sees the new text at once", async () => {
     await storeBatch(deps(), prepareBatch(xml, NOW));
     expect(await search(NEW_TITLE)).toEqual([]); // loads the in-memory index before the revision
+    // Chunk rows an earlier version of the server wrote to the chunks table for this document.
+    await replaceChunks(t.store.db, FIRST, [
+      {
+        id: LEGACY_ID,
+        chunkId: "title",
+        ord: 0,
+        section: null,
+        text: "old",
+        tokenCount: 1,
+        version: 1,
+      },
+    ]);
     const revised = prepareBatch(revisedXml(), NOW);
     const results = await storeBatch(deps(), revised);
     expect(results.find((r) => r.pmid === FIRST)).toEqual({
@@ -106,8 +128,10 @@ describeEachBackend("storing a sync batch", (kind) => {
       version: 2,
       indexedVersion: 2,
     });
-    const chunks = await getDocumentChunks(t.store.db, FIRST);
-    expect(chunks.map((c) => c.version)).toEqual(chunks.map(() => 2));
+    expect(await getDocumentChunks(t.store.db, FIRST)).toEqual([]); // the legacy rows are gone
+    const ids = revised.chunks.get(FIRST)!.map((c) => c.id);
+    const chunks = [...(await vectors.payloads!(ids)).values()];
+    expect(chunks.map((c) => c.version)).toEqual(ids.map(() => 2));
     expect(chunks[0]?.text.startsWith(NEW_TITLE)).toBe(true);
     const hits = await search(NEW_TITLE);
     expect(hits.map((h) => h.pmid)).toEqual([FIRST]);
@@ -166,6 +190,7 @@ describeEachBackend("storing a sync batch", (kind) => {
     expect(await listUnindexed(t.store.db, 100)).toEqual([]);
     expect(await getDocument(t.store.db, FIRST)).toMatchObject({ version: 1, indexedVersion: 1 });
     expect(await vectors.count()).toBe(chunkTotal(batch));
+    expect(await countChunks(t.store.db)).toBe(0);
     const title = batch.docs[0]!.title;
     const dense = await vectors.searchDense(await embedder.embedQuery(title), 1);
     expect(dense[0]?.pmid).toBe(FIRST);

@@ -9,8 +9,10 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { sql } from "kysely";
+import { chunkArticle } from "../../src/corpus/chunk.js";
 import type { RagResult } from "../../src/corpus/search.js";
 import type { SyncResult } from "../../src/corpus/sync.js";
+import { decodeRecord } from "../../src/store/record-codec.js";
 import { corpusDb, corpusVectorCount } from "./corpus-db.js";
 import { callTool } from "./mcp.js";
 
@@ -34,10 +36,13 @@ export async function unindexedPmids(): Promise<string[]> {
   return rows.map((r) => r.pmid);
 }
 
-/** Chunk uuids the metadata store holds, sorted. */
+/**
+ * The chunk uuids of the stored documents, sorted: each stored record chunked as a sync chunks it
+ * (where the chunks live depends on the vector store: pgvector's rows or the chunks table).
+ */
 export async function chunkIds(): Promise<string[]> {
-  const rows = await corpusDb.selectFrom("chunks").select("id").orderBy("id").execute();
-  return rows.map((r) => r.id);
+  const rows = await corpusDb.selectFrom("documents").select("record").execute();
+  return rows.flatMap((r) => chunkArticle(decodeRecord(r.record)).map((c) => c.id)).sort();
 }
 
 /** Point ids in the pgvector tables, sorted (Qdrant suites read the fake's collection instead). */

@@ -5,24 +5,19 @@
  */
 import { readEFetchArticles } from "../eutils/parse/efetch.js";
 import { isLexicalOnly } from "../embeddings/none.js";
-import {
-  replaceChunksOf,
-  upsertDocuments,
-  type PreparedDocument,
-  type UpsertResult,
-} from "../store/docs.js";
+import { upsertDocuments, type PreparedDocument, type UpsertResult } from "../store/docs.js";
 import { encodeRecord } from "../store/record-codec.js";
 import { inTransaction } from "../store/tx.js";
 import { documentInputFromArticle } from "./document.js";
 import {
   chunkPoints,
   chunkRecord,
-  chunkRows,
   indexDocuments,
   indexItems,
   type IndexChunk,
   type IndexDeps,
   type IndexItem,
+  writeChunkRows,
 } from "./indexer.js";
 
 /**
@@ -71,7 +66,8 @@ export function prepareBatch(body: EFetchBody, now: Date): PreparedBatch {
  * embedding is made (lexical only, the default) and the vectors live in the store's database
  * (pgvector), it is one transaction: the documents are written already marked indexed, with their
  * chunks and postings (one commit and one row version per document instead of four commits and
- * two versions). Otherwise the documents first, then the index (indexItems).
+ * two versions); the chunks are pgvector's rows alone (writeChunkRows). Otherwise the documents
+ * first, then the index (indexItems).
  */
 export async function storeBatch(deps: IndexDeps, batch: PreparedBatch): Promise<UpsertResult[]> {
   const { store, vectors, embedder, signal } = deps;
@@ -87,7 +83,7 @@ export async function storeBatch(deps: IndexDeps, batch: PreparedBatch): Promise
   const results = await inTransaction(store.db, async (trx) => {
     const results = await upsertDocuments(trx, batch.docs, { indexed: true });
     const items = writtenItems(batch, results);
-    await replaceChunksOf(trx, chunkRows(items), { written: true });
+    await writeChunkRows(trx, vectors, items, true);
     committed = await writer(
       trx,
       items.map((i) => i.doc.pmid),

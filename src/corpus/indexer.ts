@@ -8,6 +8,7 @@ import { isLexicalOnly } from "../embeddings/none.js";
 import type { Article } from "../eutils/types.js";
 import type { Store } from "../store/db.js";
 import {
+  deleteChunksOf,
   getDocuments,
   listUnindexed,
   listUnindexedOf,
@@ -63,8 +64,7 @@ export async function indexItems(deps: IndexDeps, items: IndexItem[]): Promise<n
   const { store, vectors, embedder, signal } = deps;
   if (items.length === 0) return 0;
   const points = chunkPoints(items);
-  // One transaction for the batch's chunk rows, not one per document.
-  await replaceChunksOf(store.db, chunkRows(items));
+  await writeChunkRows(store.db, vectors, items);
   // Lexical only (EMBEDDINGS_PROVIDER=none): no embedding call, points carry no dense vector.
   const dense = isLexicalOnly(embedder)
     ? []
@@ -83,6 +83,25 @@ export async function indexItems(deps: IndexDeps, items: IndexItem[]): Promise<n
     items.map((i) => ({ pmid: i.doc.pmid, version: i.version })),
   );
   return items.length;
+}
+
+/**
+ * The chunks table's rows of these documents, in one transaction of `db` (or the caller's):
+ * replaced, or removed where the vector store keeps the chunks (pgvector), so each chunk's text is
+ * stored once. `written`: `db` is a transaction that has just written these documents.
+ */
+export async function writeChunkRows(
+  db: Store["db"],
+  vectors: VectorStore,
+  items: IndexItem[],
+  written = false,
+): Promise<void> {
+  if (vectors.keepsChunks) {
+    await deleteChunksOf(
+      db,
+      items.map((i) => i.doc.pmid),
+    );
+  } else await replaceChunksOf(db, chunkRows(items), { written });
 }
 
 /** The chunk rows of these documents at these versions. */

@@ -13,12 +13,13 @@ export async function corpusSummary() {
   // One after the other, as Jest's ESM loader cannot link modules two concurrent imports share.
   const { listCheckpoints } = await import("../store/checkpoints.js");
   const { countChunks, countDocuments } = await import("../store/docs.js");
-  const [documents, chunks, vectors, checkpoints] = await Promise.all([
+  const [documents, vectors, checkpoints] = await Promise.all([
     countDocuments(db),
-    countChunks(db),
     corpus.vectors.count(),
     listCheckpoints(db),
   ]);
+  // Where the vector store keeps the chunks (pgvector), each of its rows is one.
+  const chunks = corpus.vectors.keepsChunks ? vectors : await countChunks(db);
   return {
     documents,
     chunks,

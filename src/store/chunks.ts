@@ -85,6 +85,18 @@ export async function replaceChunksOf(
   }
 }
 
+/**
+ * Removes these documents' chunk rows. Where the vector store keeps the chunks (pgvector) a write
+ * calls it instead of replaceChunksOf, so no row an earlier version of the server wrote outlives
+ * its document's new version.
+ */
+export async function deleteChunksOf(db: Db, pmids: string[]): Promise<void> {
+  if (pmids.length === 0) return;
+  await storeCall("saving chunks", () =>
+    sql`delete from chunks where pmid = any(${pmids}::text[])`.execute(db),
+  );
+}
+
 /** Those of `pmids` with no stored document; the others are locked against deletion until commit. */
 async function unstored(trx: Db, pmids: string[]): Promise<string[]> {
   if (pmids.length === 0) return [];

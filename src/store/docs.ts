@@ -74,6 +74,7 @@ export interface UpsertResult {
 
 export {
   countChunks,
+  deleteChunksOf,
   getChunks,
   getDocumentChunks,
   replaceChunks,

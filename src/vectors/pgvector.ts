@@ -54,6 +54,7 @@ export interface PgVectorOptions {
 
 export class PgVectorStore implements VectorStore {
   readonly kind = "pgvector" as const;
+  readonly keepsChunks = true;
   #layout: Layout | undefined;
   readonly #lexical: LexicalMirror;
   readonly #dense: DenseMirror;

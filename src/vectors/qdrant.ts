@@ -34,6 +34,7 @@ interface StoredPayload extends PayloadRow {
 
 export class QdrantVectorStore implements VectorStore {
   readonly kind = "qdrant" as const;
+  readonly keepsChunks = false;
   readonly #client: QdrantClient;
   readonly #url: string;
   readonly #collection: string;

@@ -60,6 +60,12 @@ export type TransactionWriter = (
 
 export interface VectorStore {
   readonly kind: "qdrant" | "pgvector";
+  /**
+   * True where this store keeps each chunk's id, PMID, chunk id, text and version in the metadata
+   * database (pgvector's chunk_vectors): the chunks table is then not written (each chunk's text
+   * stored once). False where that table is the chunks' local copy (Qdrant).
+   */
+  readonly keepsChunks: boolean;
   /** Creates the collection/tables for vectors of this size; fails if they exist with another. */
   ensure(dimension: number): Promise<void>;
   /** Drops every stored vector and recreates the store for this size (reindex). */
