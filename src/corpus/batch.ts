@@ -6,7 +6,6 @@
 import { readEFetchArticles } from "../eutils/parse/efetch.js";
 import { isLexicalOnly } from "../embeddings/none.js";
 import { upsertDocuments, type PreparedDocument, type UpsertResult } from "../store/docs.js";
-import { encodeRecord } from "../store/record-codec.js";
 import { inTransaction } from "../store/tx.js";
 import { documentInputFromArticle } from "./document.js";
 import {
@@ -25,7 +24,7 @@ import {
  * another thread and posted here whole (./prepare-thread.ts).
  */
 export interface PreparedBatch {
-  /** The documents with their records encoded as stored (no Article objects: nothing reads them). */
+  /** The documents with their records as JSON (no Article objects: nothing reads them). */
   docs: PreparedDocument[];
   /** Each document's chunks by PMID (for a PMID listed twice, the last record's, as upserted). */
   chunks: Map<string, IndexChunk[]>;
@@ -54,8 +53,8 @@ export function prepareBatch(body: EFetchBody, now: Date): PreparedBatch {
   const text = typeof body === "string" ? body : new TextDecoder().decode(body);
   // Record by record, so each record's parse tree and Article die young.
   readEFetchArticles(text, (article) => {
-    const { record: _article, recordJson, ...doc } = documentInputFromArticle(article, now);
-    docs.push({ ...doc, recordBytes: encodeRecord(recordJson) });
+    const { record: _article, ...doc } = documentInputFromArticle(article, now);
+    docs.push(doc);
     chunks.set(article.pmid, chunkRecord(article));
   });
   return { docs, chunks };

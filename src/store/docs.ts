@@ -48,11 +48,11 @@ export interface DocumentInput {
   contentHash: string;
 }
 
-/** A document to write with its record already encoded as stored (a sync's prepared batch). */
-export type PreparedDocument = Omit<DocumentInput, "record"> & {
-  /** encodeRecord(the record's JSON). */
-  recordBytes: Uint8Array;
-};
+/**
+ * A document to write with its record as JSON (a sync's prepared batch). The writer compresses it
+ * (encodeRecord): the sync's prepare thread is the busier of the two (bench/README.md).
+ */
+export type PreparedDocument = Omit<DocumentInput, "record"> & { recordJson: string };
 
 /** What an upsert takes: the record as an Article, or encoded. */
 export type DocumentWrite = DocumentInput | PreparedDocument;
@@ -157,9 +157,9 @@ const CONTENT = [
   "content_hash",
 ] as const;
 
-/** The record as stored: prepared already, or encoded here. */
+/** The record as stored, from its JSON (prepared) or the Article. */
 function storedRecord(d: DocumentWrite): Uint8Array {
-  return "recordBytes" in d ? d.recordBytes : encodeRecord(JSON.stringify(d.record));
+  return encodeRecord("recordJson" in d ? d.recordJson : JSON.stringify(d.record));
 }
 
 /**
