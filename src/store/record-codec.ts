@@ -1,8 +1,8 @@
 /**
  * How a document's record is stored: its JSON compressed with brotli at quality 0, behind a format
  * byte. Compressing here rather than leaving it to Postgres's TOAST (pglz, in WebAssembly on the
- * embedded store) costs a sync's prepare thread about 28 µs a record where pglz cost the corpus
- * worker about 100, and the stored record is smaller (brotli keeps about 0.40 of the JSON).
+ * embedded store) costs the writer about 28 µs a record where pglz cost about 100, and the stored
+ * record is smaller (brotli keeps about 0.40 of the JSON).
  * Quality 1, used before 2026-11-27, took 39 µs for a 3 % smaller record; its rows decode alike.
  * Rows written before 2026_11_26_002_record_bytes hold the JSON's UTF-8 bytes as they are.
  */
