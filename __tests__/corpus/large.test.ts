@@ -112,6 +112,22 @@ describeBackend(kind, "a first sync past ESearch's reach", () => {
       expect(start).toBeLessThan(ESEARCH_REACH - 1);
       expect(start + Number(f.params.retmax)).toBeLessThanOrEqual(ESEARCH_REACH - 1);
     }
+    // Each window's records are fetched once, in order: its requests tile [0, its count).
+    const byWindow = new Map<string, FakeRequest[]>();
+    for (const f of fetches) {
+      const key = `${f.params.WebEnv}|${f.params.query_key}`;
+      byWindow.set(key, [...(byWindow.get(key) ?? []), f]);
+    }
+    let fetchedRecords = 0;
+    for (const requests of byWindow.values()) {
+      let next = 0;
+      for (const f of requests) {
+        expect(Number(f.params.retstart)).toBe(next);
+        next += Number(f.params.retmax);
+      }
+      fetchedRecords += next;
+    }
+    expect(fetchedRecords).toBe(COUNT);
     // A window is fetched right after its own search: every fetched window fits the reach.
     const fetched = fake.requests.flatMap((r, i) => {
       const next = fake.requests[i + 1];

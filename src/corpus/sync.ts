@@ -36,8 +36,28 @@ import { dayOf, endOfDay, entrezDay, splitWindow, type Day } from "./windows.js"
 
 /** ESearch cannot page past its 10,000th record. */
 export const ESEARCH_REACH = 10_000;
-/** Records per EFetch request. */
+/** Records per EFetch request, at most. */
 export const EFETCH_BATCH = 500;
+/**
+ * A window's first EFetch request asks for this many records at most: nothing overlaps its
+ * preparation and write (the code not yet compiled in a fresh process), so a small one starts the
+ * pipeline sooner.
+ */
+export const FIRST_BATCH = 100;
+
+/**
+ * The EFetch requests for a window of `count` records: one for a window of EFETCH_BATCH or fewer;
+ * otherwise a first of FIRST_BATCH, then EFETCH_BATCH at a time (one request more than batches of
+ * EFETCH_BATCH alone would take, where the first batch's is not repaid).
+ */
+export function efetchBatches(count: number): { retstart: number; retmax: number }[] {
+  if (count <= 0) return [];
+  const out = [{ retstart: 0, retmax: count <= EFETCH_BATCH ? count : FIRST_BATCH }];
+  for (let start = out[0]!.retmax; start < count; start += EFETCH_BATCH) {
+    out.push({ retstart: start, retmax: Math.min(EFETCH_BATCH, count - start) });
+  }
+  return out;
+}
 /** EFetch batches requested beyond the next one to be prepared, at most (./pipeline.ts). */
 const MAX_AHEAD = 8;
 /**
@@ -159,7 +179,7 @@ class SyncRun {
   }
 
   async fetchWindow(w: Window): Promise<void> {
-    const reachable = Math.min(w.count, ESEARCH_REACH - 1);
+    const requests = efetchBatches(Math.min(w.count, ESEARCH_REACH - 1));
     // Before a window rather than after one, so the last window's records are left to the
     // maintenance that follows the sync's answer.
     if (this.unflushed >= CHECKPOINT_EVERY) {
@@ -168,7 +188,7 @@ class SyncRun {
     }
     // The next batches' requests and preparation overlap this one's writes (./pipeline.ts).
     await runBatches({
-      batches: Math.ceil(reachable / EFETCH_BATCH),
+      batches: requests.length,
       signal: this.deps.signal,
       fetch: (i, signal) =>
         // As bytes: the MCP thread neither decodes nor copies them (the prepare thread decodes).
@@ -179,8 +199,7 @@ class SyncRun {
             retmode: "xml",
             WebEnv: w.webEnv ?? "",
             query_key: w.queryKey ?? "",
-            retstart: i * EFETCH_BATCH,
-            retmax: Math.min(EFETCH_BATCH, reachable - i * EFETCH_BATCH),
+            ...requests[i],
           },
           { signal },
         ),

@@ -1,6 +1,8 @@
 /**
  * Chunks: the retrievable pieces of a document (title, abstract paragraphs…). Their vectors and
- * BM25 postings live with the vector adapters, keyed by the same uuid.
+ * BM25 postings live with the vector adapters, keyed by the same uuid. This table is their local
+ * copy where the vector store is elsewhere (Qdrant); where it keeps them itself (pgvector's rows,
+ * VectorStore.keepsChunks) the table is not written.
  */
 import { sql, type Kysely, type Selectable } from "kysely";
 import { StoreError } from "../errors.js";
