@@ -82,7 +82,7 @@ export async function storeBatch(deps: IndexDeps, batch: PreparedBatch): Promise
   const results = await inTransaction(store.db, async (trx) => {
     const results = await upsertDocuments(trx, batch.docs, { indexed: true });
     const items = writtenItems(batch, results);
-    await writeChunkRows(trx, vectors, items, true);
+    await writeChunkRows(trx, vectors, items);
     committed = await writer(
       trx,
       items.map((i) => i.doc.pmid),

@@ -88,20 +88,19 @@ export async function indexItems(deps: IndexDeps, items: IndexItem[]): Promise<n
 /**
  * The chunks table's rows of these documents, in one transaction of `db` (or the caller's):
  * replaced, or removed where the vector store keeps the chunks (pgvector), so each chunk's text is
- * stored once. `written`: `db` is a transaction that has just written these documents.
+ * stored once.
  */
 export async function writeChunkRows(
   db: Store["db"],
   vectors: VectorStore,
   items: IndexItem[],
-  written = false,
 ): Promise<void> {
   if (vectors.keepsChunks) {
     await deleteChunksOf(
       db,
       items.map((i) => i.doc.pmid),
     );
-  } else await replaceChunksOf(db, chunkRows(items), { written });
+  } else await replaceChunksOf(db, chunkRows(items));
 }
 
 /** The chunk rows of these documents at these versions. */

@@ -52,8 +52,9 @@ export const FIRST_BATCH = 100;
  */
 export function efetchBatches(count: number): { retstart: number; retmax: number }[] {
   if (count <= 0) return [];
-  const out = [{ retstart: 0, retmax: count <= EFETCH_BATCH ? count : FIRST_BATCH }];
-  for (let start = out[0]!.retmax; start < count; start += EFETCH_BATCH) {
+  const first = count <= EFETCH_BATCH ? count : FIRST_BATCH;
+  const out = [{ retstart: 0, retmax: first }];
+  for (let start = first; start < count; start += EFETCH_BATCH) {
     out.push({ retstart: start, retmax: Math.min(EFETCH_BATCH, count - start) });
   }
   return out;

@@ -55,24 +55,19 @@ export async function replaceChunks(db: Db, pmid: string, chunks: ChunkInput[]):
  * Replaces all chunks of each of these documents, together in one transaction: the indexer's
  * batches of 500 documents cost a few statements instead of a transaction per document. Chunks
  * need their document stored: one statement finds and key-share locks the documents given chunks
- * (as a foreign key's check would, row by row) unless `written` says the caller's transaction
- * has just written them all.
+ * (as a foreign key's check would, row by row).
  */
 export async function replaceChunksOf(
   db: Db,
   docs: { pmid: string; chunks: ChunkInput[] }[],
-  opts: { written?: boolean } = {},
 ): Promise<void> {
   if (docs.length === 0) return;
   const rows = docs.flatMap(({ pmid, chunks }) => chunks.map((c) => ({ ...c, pmid })));
   const missing = await storeCall("saving chunks", () =>
     inTransaction(db, async (trx) => {
-      if (!opts.written) {
-        const missing = await unstored(trx, [...new Set(rows.map((r) => r.pmid))]);
-        if (missing.length > 0) return missing;
-      }
-      const pmids = docs.map((d) => d.pmid);
-      await sql`delete from chunks where pmid = any(${pmids}::text[])`.execute(trx);
+      const missing = await unstored(trx, [...new Set(rows.map((r) => r.pmid))]);
+      if (missing.length > 0) return missing;
+      await deleteStatement(docs.map((d) => d.pmid)).execute(trx);
       for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
         await insertStatement(rows.slice(i, i + ROWS_PER_STATEMENT)).execute(trx);
       }
@@ -94,9 +89,11 @@ export async function replaceChunksOf(
  */
 export async function deleteChunksOf(db: Db, pmids: string[]): Promise<void> {
   if (pmids.length === 0) return;
-  await storeCall("saving chunks", () =>
-    sql`delete from chunks where pmid = any(${pmids}::text[])`.execute(db),
-  );
+  await storeCall("saving chunks", () => deleteStatement(pmids).execute(db));
+}
+
+function deleteStatement(pmids: string[]) {
+  return sql`delete from chunks where pmid = any(${pmids}::text[])`;
 }
 
 /** Those of `pmids` with no stored document; the others are locked against deletion until commit. */

@@ -54,7 +54,7 @@ export interface DocumentInput {
  */
 export type PreparedDocument = Omit<DocumentInput, "record"> & { recordJson: string };
 
-/** What an upsert takes: the record as an Article, or encoded. */
+/** What an upsert takes: the record as an Article, or as its JSON. */
 export type DocumentWrite = DocumentInput | PreparedDocument;
 
 export interface StoredDocument extends DocumentInput {
