@@ -5,7 +5,7 @@
  * lost and nothing waits forever.
  */
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
-import { prepareBatch } from "../../src/corpus/batch.js";
+import { prepareBatch } from "../../src/corpus/prepare.js";
 import { PrepareThread } from "../../src/corpus/prepare-thread.js";
 import { createSynthCorpus } from "../../src/devtools/synth.js";
 import { articleSetXml } from "../../src/devtools/synth-xml.js";

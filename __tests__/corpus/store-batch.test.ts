@@ -8,7 +8,8 @@
  * takes the two-step path and ends the same.
  */
 import { afterAll, beforeAll, beforeEach, expect, it } from "@jest/globals";
-import { prepareBatch, storeBatch, type PreparedBatch } from "../../src/corpus/batch.js";
+import { storeBatch } from "../../src/corpus/batch.js";
+import { prepareBatch, type PreparedBatch } from "../../src/corpus/prepare.js";
 import { querySparseVector, tokenize } from "../../src/corpus/bm25.js";
 import type { IndexDeps } from "../../src/corpus/indexer.js";
 import { createSynthCorpus } from "../../src/devtools/synth.js";

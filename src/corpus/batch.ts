@@ -1,34 +1,20 @@
 /**
  * One EFetch batch of the sync, in two steps the pipeline (./pipeline.ts) can overlap:
- * `prepareBatch` is the CPU work on the reply (parse, documents, content hashes, chunks, tokens)
- * and needs no store; `storeBatch` writes it.
+ * `prepareBatch` (./prepare.ts) is the CPU work on the reply and needs no store; `storeBatch`
+ * writes what it gives.
  */
-import { readEFetchArticles } from "../eutils/parse/efetch.js";
 import { isLexicalOnly } from "../embeddings/none.js";
-import { upsertDocuments, type PreparedDocument, type UpsertResult } from "../store/docs.js";
+import { upsertDocuments, type UpsertResult } from "../store/docs.js";
 import { inTransaction } from "../store/tx.js";
-import { documentInputFromArticle } from "./document.js";
 import {
   chunkPoints,
-  chunkRecord,
   indexDocuments,
   indexItems,
-  type IndexChunk,
   type IndexDeps,
   type IndexItem,
   writeChunkRows,
 } from "./indexer.js";
-
-/**
- * A batch ready to store: plain data (strings, numbers, arrays, a Map), so it can be prepared in
- * another thread and posted here whole (./prepare-thread.ts).
- */
-export interface PreparedBatch {
-  /** The documents with their records as JSON (no Article objects: nothing reads them). */
-  docs: PreparedDocument[];
-  /** Each document's chunks by PMID (for a PMID listed twice, the last record's, as upserted). */
-  chunks: Map<string, IndexChunk[]>;
-}
+import { prepareBatch, type EFetchBody, type PreparedBatch } from "./prepare.js";
 
 /** Prepares EFetch replies' batches: on the calling thread, or in a thread (prepare-thread.ts). */
 export interface BatchPreparer {
@@ -43,22 +29,6 @@ export const inlinePreparer: BatchPreparer = {
   warm: () => undefined,
   prepare: async (body, now) => prepareBatch(body, now),
 };
-
-/** An EFetch reply as text, or as UTF-8 bytes (decoded as `Response.text()` decodes them). */
-export type EFetchBody = string | Uint8Array;
-
-export function prepareBatch(body: EFetchBody, now: Date): PreparedBatch {
-  const docs: PreparedDocument[] = [];
-  const chunks = new Map<string, IndexChunk[]>();
-  const text = typeof body === "string" ? body : new TextDecoder().decode(body);
-  // Record by record, so each record's parse tree and Article die young.
-  readEFetchArticles(text, (article) => {
-    const { record: _article, ...doc } = documentInputFromArticle(article, now);
-    docs.push(doc);
-    chunks.set(article.pmid, chunkRecord(article));
-  });
-  return { docs, chunks };
-}
 
 /**
  * Stores a prepared batch and indexes what it wrote; returns each document's outcome. Where no

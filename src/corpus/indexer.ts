@@ -18,8 +18,7 @@ import {
   type DocumentInput,
 } from "../store/docs.js";
 import type { ChunkPoint, VectorStore } from "../vectors/vector-store.js";
-import { docTerms, type SparseVector } from "./bm25.js";
-import { chunkArticle, type Chunk } from "./chunk.js";
+import { chunkRecord, type IndexChunk } from "./prepare.js";
 
 export interface IndexDeps {
   store: Store;
@@ -28,19 +27,11 @@ export interface IndexDeps {
   signal?: AbortSignal;
 }
 
-/** A chunk with what indexing needs of its BM25 tokens: their count and its sparse vector. */
-export type IndexChunk = Chunk & { tokenCount: number; sparse: SparseVector };
-
 /** What indexing needs of a document: the stored row's fields, its version, its chunks. */
 export interface IndexItem {
   doc: Pick<DocumentInput, "pmid" | "title" | "quality" | "isRetracted" | "pdatYear">;
   version: number;
   chunks: IndexChunk[];
-}
-
-/** Chunks of a record, tokenised once for both the chunk rows and the BM25 postings. */
-export function chunkRecord(record: Article): IndexChunk[] {
-  return chunkArticle(record).map((c) => ({ ...c, ...docTerms(c.text) }));
 }
 
 /** Indexes these documents where their stored version is not yet indexed; returns how many. */

@@ -11,12 +11,8 @@
 import type { Worker } from "node:worker_threads";
 import { log } from "../log.js";
 import { startThread } from "../threads.js";
-import {
-  inlinePreparer,
-  type BatchPreparer,
-  type EFetchBody,
-  type PreparedBatch,
-} from "./batch.js";
+import { inlinePreparer, type BatchPreparer } from "./batch.js";
+import type { EFetchBody, PreparedBatch } from "./prepare.js";
 
 /** A body as bytes is copied to the thread (a memcpy; kept here for the fallback). */
 export type ToPrepareThread = { id: number; body: EFetchBody; now: number };

@@ -5,7 +5,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import { BACKGROUND_NICE, lowerThisThreadPriority } from "../threads.js";
-import { prepareBatch } from "./batch.js";
+import { prepareBatch } from "./prepare.js";
 import type { FromPrepareThread, ToPrepareThread } from "./prepare-thread.js";
 
 const port = parentPort;

@@ -26,7 +26,8 @@ import {
 } from "../store/jobs.js";
 import { withQueryKeyLock } from "../store/locks.js";
 import type { VectorStore } from "../vectors/vector-store.js";
-import { inlinePreparer, storeBatch, type BatchPreparer, type PreparedBatch } from "./batch.js";
+import { inlinePreparer, storeBatch, type BatchPreparer } from "./batch.js";
+import type { PreparedBatch } from "./prepare.js";
 import { indexPending } from "./indexer.js";
 import { runBatches } from "./pipeline.js";
 import { SyncProgress, type HeartbeatClock } from "./progress.js";
