@@ -35,6 +35,17 @@ describe("the sync's prepare thread", () => {
     expect(thread.answered).toBe(1); // the thread's answer, not the fallback's
   });
 
+  it("answers a reply that comes while it warms up on made-up records", async () => {
+    thread.warm();
+    // The thread is started and busy with its warm-up steps (src/corpus/warm-up.ts) by now.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const body = reply(0, 20);
+    const batch = await thread.prepare(body, NOW);
+    expect(batch).toEqual(prepareBatch(body, NOW));
+    expect(batch.docs.map((d) => d.pmid)).toEqual(records.slice(0, 20).map((r) => r.pmid));
+    expect(thread.answered).toBe(1);
+  });
+
   it("keeps several replies apart and in their own order", async () => {
     thread.warm();
     const bodies = [reply(0, 10), reply(10, 25), reply(25, 40)];
