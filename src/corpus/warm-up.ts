@@ -6,7 +6,9 @@
  * need them. bench/README.md ("Early morning of 2026-11-28") has the figures.
  *
  * The records only need the shape of EFetch's PubmedArticle (the elements parseEFetch reads, in
- * DTD order) and varied words; nothing made from them is kept.
+ * DTD order) and varied words; nothing made from them is kept. Not the synthetic corpus of
+ * src/devtools: the published package leaves devtools out (package.json "files"), and a few
+ * templated records are all a warm-up needs.
  */
 
 const WORDS = (
