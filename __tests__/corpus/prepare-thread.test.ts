@@ -35,6 +35,26 @@ describe("the sync's prepare thread", () => {
     expect(thread.answered).toBe(1); // the thread's answer, not the fallback's
   });
 
+  it("prepares a reply given as bytes, shared with the thread, as the decoded text", async () => {
+    const text = reply(0, 40);
+    expect(text).toMatch(/[\u0080-\uffff]/); // characters of more than one byte are in it
+    const bytes = new TextEncoder().encode(text);
+    const copy = bytes.slice();
+    const batch = await thread.prepare(bytes, NOW);
+    expect(batch).toEqual(prepareBatch(text, NOW));
+    expect(thread.answered).toBe(1);
+    expect(bytes).toEqual(copy); // the caller's bytes are untouched, still its own
+    expect(bytes.buffer).toBeInstanceOf(ArrayBuffer);
+  });
+
+  it("a batch of bytes pending when the thread dies is prepared here, from the same bytes", async () => {
+    thread.warm();
+    const text = reply(0, 30);
+    const pending = thread.prepare(new TextEncoder().encode(text), NOW);
+    await thread.crashForTests();
+    expect(await pending).toEqual(prepareBatch(text, NOW));
+  });
+
   it("answers a reply that comes while it warms up on made-up records", async () => {
     thread.warm();
     // The thread is started and busy with its warm-up steps (src/corpus/warm-up.ts) by now.

@@ -36,9 +36,9 @@ export type EFetchBody = string | Uint8Array;
 export function prepareBatch(body: EFetchBody, now: Date): PreparedBatch {
   const docs: PreparedDocument[] = [];
   const chunks = new Map<string, IndexChunk[]>();
-  const text = typeof body === "string" ? body : new TextDecoder().decode(body);
-  // Record by record, so each record's parse tree and Article die young.
-  readEFetchArticles(text, (article) => {
+  // Record by record, so each record's parse tree and Article die young; bytes are read as they
+  // are, not decoded whole (xml-reader.ts).
+  readEFetchArticles(body, (article) => {
     const { record: _article, ...doc } = documentInputFromArticle(article, now);
     docs.push(doc);
     chunks.set(article.pmid, chunkRecord(article));

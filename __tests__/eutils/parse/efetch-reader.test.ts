@@ -15,6 +15,7 @@ import {
   parseEFetchFast,
   readEFetchArticles,
 } from "../../../src/eutils/parse/efetch.js";
+import type { Article } from "../../../src/eutils/types.js";
 import { readOrderedXml } from "../../../src/eutils/parse/xml-reader.js";
 import { EUTILS_FIXTURES, HAS_SHARED, describeShared } from "../../helpers/shared.js";
 
@@ -125,6 +126,107 @@ describe("markup the recorded replies rarely use", () => {
   ])("reads no further than the root's end with %s, as xml2js does", (_what, xml) => {
     expect(parseEFetchFast(xml)).toEqual(parseEFetch(xml));
     expect(parseEFetchFast(xml)).toHaveLength(1);
+  });
+});
+
+/** The articles read from the body's UTF-8 bytes (how a sync's prepare thread reads a reply). */
+function fromBytes(bytes: Uint8Array): Article[] {
+  const articles: Article[] = [];
+  readEFetchArticles(bytes, (a) => articles.push(a));
+  return articles;
+}
+
+/** The body as TextDecoder (and so `Response.text()`) decodes it, then read by xml2js. */
+function fromDecoded(bytes: Uint8Array): Article[] {
+  return parseEFetch(new TextDecoder().decode(bytes));
+}
+
+describeShared("recorded replies read from their bytes", () => {
+  const recorded = RECORDED.map(([file, body]) => [file, Buffer.from(body, "utf8")] as const);
+
+  test("some hold characters beyond ASCII (©, ±, ≈, ™, accented names)", () => {
+    // Most recorded replies are ASCII (bytes and text read alike); these few are what can differ.
+    const wide = RECORDED.filter(([, body]) => /[\u0080-\uffff]/.test(body));
+    expect(wide.length).toBeGreaterThanOrEqual(4);
+    expect(wide.filter(([, body]) => /[\u0100-\uffff]/.test(body)).length).toBeGreaterThanOrEqual(
+      3,
+    );
+  });
+
+  test.each(recorded)("%s: the same articles as from the decoded text", (_file, bytes) => {
+    expect(fromBytes(bytes)).toEqual(fromDecoded(bytes));
+  });
+});
+
+describe("a reply read from its UTF-8 bytes", () => {
+  const wrap = (title: string, attr = "x") =>
+    `<PubmedArticleSet><PubmedArticle><MedlineCitation><PMID Version="1">42</PMID><Article>` +
+    `<ArticleTitle>${title}</ArticleTitle><Abstract><AbstractText Label="${attr}">a</AbstractText>` +
+    `</Abstract></Article></MedlineCitation></PubmedArticle></PubmedArticleSet>`;
+  const utf8 = (xml: string) => new TextEncoder().encode(xml);
+
+  test("the synthetic records agree with the decoded text", () => {
+    const corpus = createSynthCorpus({
+      seed: 5,
+      terms: [{ term: "bytes", count: 200, edatFrom: "2001-01-01", edatTo: "2024-12-31" }],
+    });
+    const bytes = utf8(articleSetXml(corpus.records(corpus.pmidsFor("bytes"))));
+    const articles = fromBytes(bytes);
+    expect(articles).toHaveLength(200);
+    expect(articles).toEqual(fromDecoded(bytes));
+  });
+
+  test.each([
+    ["Latin-1 letters", "Müller–García café", "Ångström", "Müller–García café"],
+    [
+      "Greek, and a character beyond the BMP",
+      "α-synuclein 𝛼 ≥ 5 µg",
+      "Δ 𝛽",
+      "α-synuclein 𝛼 ≥ 5 µg",
+    ],
+    ["references beside multi-byte characters", "é&amp;ü &#945;€&lt;", "ø&quot;ñ", "é&ü α€<"],
+    ["CDATA", "x <![CDATA[<ü> & α]]> y", "plain", "x <ü> & α y"],
+  ])("%s: text and attribute values as decoded", (_what, title, label, expected) => {
+    const bytes = utf8(wrap(title, label));
+    const [article] = fromBytes(bytes);
+    expect(article).toEqual(fromDecoded(bytes)[0]);
+    expect(article?.title).toBe(expected);
+    expect(article?.abstractSections[0]?.label).toBe(label.replace("&quot;", '"'));
+  });
+
+  test("a leading byte order mark is dropped, as TextDecoder drops it", () => {
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...utf8(wrap("Ünïcode"))]);
+    expect(fromBytes(bytes)).toEqual(fromDecoded(bytes));
+    expect(fromBytes(bytes)[0]?.title).toBe("Ünïcode");
+  });
+
+  test("malformed bytes become U+FFFD, as TextDecoder makes them", () => {
+    const [before, middle, after] = wrap("a@b@c").split("@") as [string, string, string];
+    // A lone lead byte, then a stray continuation byte and a byte UTF-8 never uses.
+    const bytes = new Uint8Array([
+      ...utf8(before),
+      0xc3,
+      ...utf8(middle),
+      0x80,
+      0xff,
+      ...utf8(after),
+    ]);
+    const [article] = fromBytes(bytes);
+    expect(article).toEqual(fromDecoded(bytes)[0]);
+    expect(article?.title).toBe("a\ufffdb\ufffd\ufffdc");
+  });
+
+  test("shared memory is read as well (the prepare thread's bytes)", () => {
+    const body = utf8(wrap("Ségolène"));
+    const shared = new Uint8Array(new SharedArrayBuffer(body.byteLength + 8), 4, body.byteLength);
+    shared.set(body);
+    expect(fromBytes(shared)[0]?.title).toBe("Ségolène");
+  });
+
+  test("a reply cut inside a multi-byte character is still a truncated reply", () => {
+    const bytes = utf8(wrap("Zürich"));
+    const cut = bytes.subarray(0, bytes.indexOf(0xc3) + 1);
+    expect(() => fromBytes(cut)).toThrow(/truncated or malformed EFetch reply/);
   });
 });
 

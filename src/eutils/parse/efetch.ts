@@ -63,7 +63,10 @@ export function parseEFetchFast(xml: string): Article[] {
  * 150,000 objects, all of which the garbage collector would otherwise copy). A malformed body
  * still throws, after `each` has seen the records before the fault.
  */
-export function readEFetchArticles(xml: string, each: (article: Article) => void): void {
+export function readEFetchArticles(
+  xml: string | Uint8Array,
+  each: (article: Article) => void,
+): void {
   const eachRecord = (record: XmlNode, set: XmlNode): boolean => {
     if (set["#name"] !== "PubmedArticleSet") return false;
     const article = articleOf(record);
