@@ -47,6 +47,16 @@ describe("the sync's prepare thread", () => {
     expect(bytes.buffer).toBeInstanceOf(ArrayBuffer);
   });
 
+  it("prepares bytes already in shared memory (a sync's replies) as their decoded text", async () => {
+    const text = reply(0, 25);
+    const encoded = new TextEncoder().encode(text);
+    const shared = new Uint8Array(new SharedArrayBuffer(encoded.byteLength));
+    shared.set(encoded);
+    expect(await thread.prepare(shared, NOW)).toEqual(prepareBatch(text, NOW));
+    expect(thread.answered).toBe(1);
+    expect(shared).toEqual(encoded); // read, never written
+  });
+
   it("a batch of bytes pending when the thread dies is prepared here, from the same bytes", async () => {
     thread.warm();
     const text = reply(0, 30);

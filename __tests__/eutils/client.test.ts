@@ -312,7 +312,7 @@ describe("requestBytes: a reply's bytes for another thread, checked as request c
   const set = (n: number) =>
     `<?xml version="1.0"?>\n<PubmedArticleSet>${"<PubmedArticle>β-lactam “x”</PubmedArticle>".repeat(n)}</PubmedArticleSet>\n`;
 
-  it("gives the bytes NCBI sent, in a buffer of their own, and caches nothing", async () => {
+  it("gives the bytes NCBI sent, in shared memory of their own, and caches nothing", async () => {
     const body = set(3000);
     fake.route(onUtility("efetch", { body }));
     const c = client();
@@ -320,6 +320,8 @@ describe("requestBytes: a reply's bytes for another thread, checked as request c
     expect(Buffer.from(res.bytes).equals(Buffer.from(body, "utf8"))).toBe(true);
     expect(res.bytes.byteOffset).toBe(0);
     expect(res.bytes.buffer.byteLength).toBe(res.bytes.byteLength);
+    // Shared, so posting them to the corpus worker and on to the prepare thread copies nothing.
+    expect(res.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
     await efetch(c);
     expect(fake.requests).toHaveLength(2);
   });

@@ -65,12 +65,13 @@ describe("readText", () => {
 
 describe("readBytes", () => {
   test.each(Object.keys(BODIES).flatMap((name) => [0, 7, 4099].map((cut) => [name, cut])))(
-    "%s, cut every %i bytes: the bytes sent, in a buffer of their own",
+    "%s, cut every %i bytes: the bytes sent, in shared memory of their own",
     async (name, cut) => {
       const url = `${base}/${name}?cut=${cut}`;
       const read = await readBytes(await fetch(url));
       expect(Buffer.from(read.bytes).equals(BODIES[name] ?? Buffer.alloc(1))).toBe(true);
       expect(read.bytes.buffer.byteLength).toBe(read.bytes.byteLength);
+      expect(read.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
       const text = await (await fetch(url)).text();
       if (read.bytes.byteLength <= WHOLE_TEXT) {
         expect(read.body).toBe(text);

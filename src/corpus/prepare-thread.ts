@@ -14,7 +14,7 @@ import { startThread } from "../threads.js";
 import { inlinePreparer, type BatchPreparer } from "./batch.js";
 import type { EFetchBody, PreparedBatch } from "./prepare.js";
 
-/** A body as bytes goes in shared memory (sharedCopy). */
+/** A body as bytes goes in shared memory (shared). */
 export type ToPrepareThread = { id: number; body: EFetchBody; now: number };
 export type FromPrepareThread =
   { id: number; ok: true; batch: PreparedBatch } | { id: number; ok: false; message: string };
@@ -46,7 +46,7 @@ export class PrepareThread implements BatchPreparer {
   prepare(body: EFetchBody, now: Date): Promise<PreparedBatch> {
     if (this.#closed) return this.#inline(body, now);
     const id = this.#next++;
-    const shared = typeof body === "string" ? body : sharedCopy(body);
+    const shared = typeof body === "string" ? body : inSharedMemory(body);
     return new Promise<PreparedBatch>((resolve, reject) => {
       this.#pending.set(id, { body: shared, now, resolve, reject });
       const msg: ToPrepareThread = { id, body: shared, now: now.getTime() };
@@ -104,10 +104,12 @@ export class PrepareThread implements BatchPreparer {
 
 /**
  * The bytes in a SharedArrayBuffer: posted, they are shared rather than copied, so both threads
- * read the same memory (the thread to prepare them, this one for the fallback). One copy here
- * instead of a structured clone's two, on the corpus worker's busy thread and the prepare thread.
+ * read the same memory (the thread to prepare them, this one for the fallback). A sync's replies
+ * are there already (PoliteClient.requestBytes); other bytes are copied once, where a structured
+ * clone would copy them on both threads.
  */
-function sharedCopy(bytes: Uint8Array): Uint8Array {
+function inSharedMemory(bytes: Uint8Array): Uint8Array {
+  if (bytes.buffer instanceof SharedArrayBuffer) return bytes;
   const shared = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
   shared.set(bytes);
   return shared;

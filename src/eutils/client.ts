@@ -42,8 +42,8 @@ export interface EutilsResponse {
 
 /** A reply as UTF-8 bytes (EutilsClient.requestBytes), for another thread to decode and parse. */
 export interface EutilsBytes {
-  /** In an ArrayBuffer of their own: a postMessage can transfer it without a copy. */
-  bytes: Uint8Array<ArrayBuffer>;
+  /** In shared memory of their own: posted to other threads, shared rather than copied. */
+  bytes: Uint8Array<SharedArrayBuffer>;
   url: string;
   method: "GET" | "POST";
 }

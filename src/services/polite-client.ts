@@ -55,8 +55,11 @@ export interface ServiceResponse extends CachedReply {
 /** A reply as UTF-8 bytes (`requestBytes`): for another thread to decode, never cached. */
 export interface BytesResponse {
   status: number;
-  /** The body's bytes, in an ArrayBuffer of their own (so it can be transferred whole). */
-  bytes: Uint8Array<ArrayBuffer>;
+  /**
+   * The body's bytes, in shared memory of their own (a SharedArrayBuffer): posted to another
+   * thread, and on from there, they are shared, never copied.
+   */
+  bytes: Uint8Array<SharedArrayBuffer>;
   url: string;
   method: "GET" | "POST";
 }
@@ -142,13 +145,13 @@ interface Call {
 interface Attempt {
   outcome: Outcome;
   status: number;
-  bytes?: Uint8Array<ArrayBuffer>;
+  bytes?: Uint8Array<SharedArrayBuffer>;
 }
 
 /** A reply read: its text (or, `partial`, its head and tail) and, asked for, its bytes. */
 interface ReadBody {
   body: string;
-  bytes?: Uint8Array<ArrayBuffer>;
+  bytes?: Uint8Array<SharedArrayBuffer>;
   partial?: boolean;
 }
 
@@ -227,7 +230,12 @@ export class PoliteClient {
   ): Promise<BytesResponse> {
     const call = { ...this.call(path, params, o), bytes: true };
     const { bytes, status } = await this.withRetries(call, this.signal(o));
-    return { status, bytes: bytes ?? new Uint8Array(0), url: call.publicUrl, method: call.method };
+    return {
+      status,
+      bytes: bytes ?? new Uint8Array(new SharedArrayBuffer(0)),
+      url: call.publicUrl,
+      method: call.method,
+    };
   }
 
   private call(path: string, params: Params, o: RequestOptions): Call {
@@ -272,7 +280,7 @@ export class PoliteClient {
   private async withRetries(
     call: Call,
     signal: AbortSignal,
-  ): Promise<{ body: string; status: number; bytes?: Uint8Array<ArrayBuffer> }> {
+  ): Promise<{ body: string; status: number; bytes?: Uint8Array<SharedArrayBuffer> }> {
     let last: Failure | undefined;
     for (let attempt = 1; ; attempt++) {
       let result: Attempt;
@@ -429,13 +437,13 @@ const HEAD_BYTES = 16 * 1024;
 const TAIL_BYTES = 4 * 1024;
 
 /**
- * The reply's bytes in an ArrayBuffer of their own, and the text its checks read: the body
+ * The reply's bytes in shared memory of their own, and the text its checks read: the body
  * decoded as `readText` decodes it, or for a body over WHOLE_TEXT bytes its head and tail only
  * (`partial`): every check of a long body reads no more (services/body.ts, eutils/detect.ts).
  */
 export async function readBytes(
   res: Response,
-): Promise<ReadBody & { bytes: Uint8Array<ArrayBuffer> }> {
+): Promise<ReadBody & { bytes: Uint8Array<SharedArrayBuffer> }> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (res.body) {
@@ -444,7 +452,7 @@ export async function readBytes(
       size += chunk.byteLength;
     }
   }
-  const bytes = new Uint8Array(size);
+  const bytes = new Uint8Array(new SharedArrayBuffer(size));
   let at = 0;
   for (const c of chunks) {
     bytes.set(c, at);

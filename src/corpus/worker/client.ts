@@ -171,8 +171,8 @@ export class CorpusWorker implements CorpusHost {
       this.requests.delete(msg.id);
       if (msg.callId !== null) this.pending.get(msg.callId)?.requests.delete(msg.id);
     }
-    // A reply's bytes are moved to the worker, not copied: nothing here reads them again.
-    const bytes = reply.ok && "bytes" in reply.value ? reply.value.bytes : undefined;
-    this.worker?.postMessage(reply, bytes ? [bytes.buffer] : []);
+    // A reply's bytes are in shared memory (PoliteClient.requestBytes): the worker gets them
+    // without a copy, and so does the sync's prepare thread after it.
+    this.worker?.postMessage(reply);
   }
 }

@@ -46,7 +46,7 @@ export type ToWorker =
   | { type: "cancel"; id: number }
   | { type: "open" }
   | { type: "close" }
-  /** A reply's bytes are transferred, not copied. */
+  /** A reply's bytes are shared, not copied (a SharedArrayBuffer). */
   | { type: "eutils-reply"; id: number; ok: true; value: EutilsReply }
   | { type: "eutils-reply"; id: number; ok: false; error: WireError };
 

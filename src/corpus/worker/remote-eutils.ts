@@ -33,7 +33,7 @@ export class RemoteEutils {
     return this.send(utility, params, opts, false) as Promise<EutilsResponse>;
   }
 
-  /** The reply's bytes, moved here from the MCP thread without a copy. */
+  /** The reply's bytes, shared with the MCP thread (no copy). */
   requestBytes(utility: Utility, params: Params, opts: CallOptions = {}): Promise<EutilsBytes> {
     return this.send(utility, params, opts, true) as Promise<EutilsBytes>;
   }
