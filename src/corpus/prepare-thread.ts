@@ -14,7 +14,7 @@ import { startThread } from "../threads.js";
 import { inlinePreparer, type BatchPreparer } from "./batch.js";
 import type { EFetchBody, PreparedBatch } from "./prepare.js";
 
-/** A body as bytes goes in shared memory (shared). */
+/** A body as bytes is posted in shared memory (inSharedMemory), not as a copy. */
 export type ToPrepareThread = { id: number; body: EFetchBody; now: number };
 export type FromPrepareThread =
   { id: number; ok: true; batch: PreparedBatch } | { id: number; ok: false; message: string };
