@@ -18,6 +18,15 @@ const BODIES: Record<string, Buffer> = {
   long: Buffer.from(`<a>${"β-lactam 😀 ".repeat(6000)}</a>`, "utf8"),
 };
 
+/**
+ * The sizes each body is cut at. The long body is cut only in large pieces: one byte at a time it
+ * is some 100,000 chunks through the HTTP stack, read twice, minutes on a busy machine; the short
+ * bodies cover the small cuts.
+ */
+function cuts(name: string, small: number[]): number[] {
+  return name === "long" ? [0, 1021, 4099] : [0, ...small, 4099];
+}
+
 let server: Server;
 let base: string;
 
@@ -45,7 +54,7 @@ afterAll(async () => {
 });
 
 describe("readText", () => {
-  test.each(Object.keys(BODIES).flatMap((name) => [0, 1, 3, 7, 4099].map((cut) => [name, cut])))(
+  test.each(Object.keys(BODIES).flatMap((name) => cuts(name, [1, 3, 7]).map((cut) => [name, cut])))(
     "%s, cut every %i bytes: the text res.text() gives",
     async (name, cut) => {
       const url = `${base}/${name}?cut=${cut}`;
@@ -64,7 +73,7 @@ describe("readText", () => {
 });
 
 describe("readBytes", () => {
-  test.each(Object.keys(BODIES).flatMap((name) => [0, 7, 4099].map((cut) => [name, cut])))(
+  test.each(Object.keys(BODIES).flatMap((name) => cuts(name, [7]).map((cut) => [name, cut])))(
     "%s, cut every %i bytes: the bytes sent, in shared memory of their own",
     async (name, cut) => {
       const url = `${base}/${name}?cut=${cut}`;
