@@ -263,7 +263,7 @@ if (!reachable)
 
   it("loads the dense leg's native index (usearch's prebuild, install scripts skipped) in both", async () => {
     // What a hash or Cohere corpus loads on its first dense search: the compiled module, from
-    // the installed tree, building and searching a graph.
+    // the installed tree, scanning its vectors.
     const probe = (module: string) => `
       const { DenseIndex } = await import(${JSON.stringify(module)});
       const index = await DenseIndex.create(3);

@@ -1,15 +1,20 @@
 /**
- * Dense search in memory: an HNSW graph from USearch (Unum, native, cosine, float32) over the chunk
- * vectors, plus what the dense leg filters and returns per chunk (pmid, retracted, quality).
+ * Dense search in memory: exact cosine over the chunk vectors, one float32 row each in one matrix,
+ * scanned by USearch's SIMD kernels on every core (`exactSearch`), plus what the dense leg filters
+ * and returns per chunk (pmid, retracted, quality).
  * score = 1 − cosine distance = cosine similarity, as pgvector's `1 − (a <=> b)` gave.
  *
- * Chunk ids are uuids; USearch keys are integers: a chunk holds a slot (its key) while it lives,
- * and a replaced or deleted chunk's slot is removed from the graph and reused (USearch reuses the
- * graph node of a removed key, so churn does not grow the index).
+ * Exact rather than a graph: until 2026-11-28 this was an HNSW graph (USearch's Index), whose
+ * build took 65.8 s at 100,000 chunks of 768 numbers on 2 cores, blocking the corpus worker, and
+ * whose every sync batch added its vectors at about 1 ms each. The scan answers 100,000 such
+ * chunks in about 10 ms, what the graph took, with recall 1 (the graph's was 0.96), and loading is
+ * only reading the vectors (bench/README.md, "Morning of 2026-11-28 (second session)").
+ *
+ * The live chunks are rows 0 … size − 1: a removed chunk's row is filled by the last one, so the
+ * scan never meets a hole and churn never grows the matrix.
  *
  * usearch is a native module: imported on first use (loadUsearch), never at start-up.
  */
-import type { Index as UsearchIndex } from "usearch";
 
 /** One chunk as the dense index holds it; a row without a vector of the index's size is skipped. */
 export interface DenseRow {
@@ -27,17 +32,6 @@ export interface DenseHit {
   quality: number;
 }
 
-/**
- * Graph degree 32 (USearch's default is 16) and search beam 128 (USearch widens it to k, so
- * rag_search's 300-deep leg searches wider): on 3,000 random 96-number vectors, the hard case,
- * recall@10 against exact cosine was 0.88–0.93 at 16/64, 0.975–0.99 at 16/128 and 0.9975–1 at
- * 32/128, for 15% more build time and 256 bytes of graph per chunk.
- * __tests__/vectors/dense-mirror.test.ts guards recall@10 ≥ 0.95.
- */
-const CONNECTIVITY = 32;
-const EXPANSION_ADD = 128;
-const EXPANSION_SEARCH = 128;
-
 type Usearch = typeof import("usearch").default;
 let usearch: Promise<Usearch> | undefined;
 
@@ -45,29 +39,27 @@ export function loadUsearch(): Promise<Usearch> {
   return (usearch ??= import("usearch").then((m) => m.default));
 }
 
+/** Rows the matrix first has room for; it doubles when full. */
+const FIRST_CAPACITY = 1024;
+
 export class DenseIndex {
-  readonly #graph: UsearchIndex;
+  readonly #lib: Usearch;
   readonly #dimension: number;
-  /** By slot (= USearch key); undefined for a free slot. */
-  #ids: (string | undefined)[] = [];
+  /** Row r's vector at r × dimension; rows from size on are spare room. */
+  #matrix: Float32Array;
+  #ids: string[] = [];
   #pmids: string[] = [];
-  #retracted = new Uint8Array(1024);
-  #quality = new Float32Array(1024);
-  #slotOf = new Map<string, number>();
-  #free: number[] = [];
+  #retracted: Uint8Array;
+  #quality: Float32Array;
+  #rowOf = new Map<string, number>();
   #retractedLive = 0;
 
   private constructor(lib: Usearch, dimension: number) {
+    this.#lib = lib;
     this.#dimension = dimension;
-    this.#graph = new lib.Index({
-      dimensions: dimension,
-      metric: lib.MetricKind.Cos,
-      quantization: lib.ScalarKind.F32,
-      connectivity: CONNECTIVITY,
-      expansion_add: EXPANSION_ADD,
-      expansion_search: EXPANSION_SEARCH,
-      multi: false,
-    });
+    this.#matrix = new Float32Array(FIRST_CAPACITY * dimension);
+    this.#retracted = new Uint8Array(FIRST_CAPACITY);
+    this.#quality = new Float32Array(FIRST_CAPACITY);
   }
 
   static async create(dimension: number): Promise<DenseIndex> {
@@ -76,7 +68,7 @@ export class DenseIndex {
 
   /** Chunks searchable now. */
   get size(): number {
-    return this.#slotOf.size;
+    return this.#ids.length;
   }
 
   get dimension(): number {
@@ -86,18 +78,10 @@ export class DenseIndex {
   /** Replaces `rows` by id (or adds them) and removes `removedIds`, in that order per id. */
   apply(rows: readonly DenseRow[], removedIds: readonly string[]): void {
     for (const id of removedIds) this.#remove(id);
-    const fresh = rows.filter((r) => {
+    for (const r of rows) {
       this.#remove(r.id);
-      return r.vector?.length === this.#dimension;
-    });
-    if (fresh.length === 0) return;
-    const keys = new BigUint64Array(fresh.length);
-    const matrix = new Float32Array(fresh.length * this.#dimension);
-    fresh.forEach((r, i) => {
-      keys[i] = BigInt(this.#claim(r));
-      matrix.set(r.vector!, i * this.#dimension);
-    });
-    this.#graph.add(keys, matrix);
+      if (r.vector?.length === this.#dimension) this.#append(r, r.vector);
+    }
   }
 
   /**
@@ -108,51 +92,71 @@ export class DenseIndex {
     const live = this.size;
     const k = Math.min(live, limit + (excludeRetracted ? this.#retractedLive : 0));
     if (k <= 0 || limit <= 0) return [];
-    const found = this.#graph.search(query, k, 1);
+    // The native scan reads from the start of each array's buffer: both views start at 0.
+    const rows = this.#matrix.subarray(0, live * this.#dimension);
+    const own = query.byteOffset === 0 ? query : query.slice();
+    const { Cos } = this.#lib.MetricKind;
+    const found = this.#lib.exactSearch(rows, own, this.#dimension, k, Cos);
     const hits: DenseHit[] = [];
     for (let i = 0; i < found.keys.length; i++) {
-      const slot = Number(found.keys[i]);
-      const id = this.#ids[slot];
-      if (id === undefined || (excludeRetracted && this.#retracted[slot])) continue;
+      const row = Number(found.keys[i]);
+      const id = this.#ids[row];
+      if (id === undefined || (excludeRetracted && this.#retracted[row])) continue;
       hits.push({
         id,
-        pmid: this.#pmids[slot]!,
-        score: 1 - found.distances[i]!,
-        quality: this.#quality[slot]!,
+        pmid: this.#pmids[row]!,
+        score: 1 - (found.distances[i] as number),
+        quality: this.#quality[row]!,
       });
     }
     hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return hits.slice(0, limit);
   }
 
+  /** Takes the row of `id` out, moving the last row into its place. */
   #remove(id: string): void {
-    const slot = this.#slotOf.get(id);
-    if (slot === undefined) return;
-    this.#graph.remove(BigInt(slot));
-    this.#slotOf.delete(id);
-    this.#ids[slot] = undefined;
-    if (this.#retracted[slot]) this.#retractedLive--;
-    this.#free.push(slot);
+    const row = this.#rowOf.get(id);
+    if (row === undefined) return;
+    this.#rowOf.delete(id);
+    if (this.#retracted[row]) this.#retractedLive--;
+    const last = this.#ids.length - 1;
+    if (row !== last) {
+      const d = this.#dimension;
+      this.#matrix.copyWithin(row * d, last * d, (last + 1) * d);
+      const moved = this.#ids[last]!;
+      this.#ids[row] = moved;
+      this.#pmids[row] = this.#pmids[last]!;
+      this.#retracted[row] = this.#retracted[last]!;
+      this.#quality[row] = this.#quality[last]!;
+      this.#rowOf.set(moved, row);
+    }
+    this.#ids.pop();
+    this.#pmids.pop();
   }
 
-  #claim(row: DenseRow): number {
-    const slot = this.#free.pop() ?? this.#ids.length;
-    if (slot >= this.#retracted.length) {
-      const size = Math.max(slot + 1, this.#retracted.length * 2);
-      const retracted = new Uint8Array(size);
-      retracted.set(this.#retracted);
-      const quality = new Float32Array(size);
-      quality.set(this.#quality);
-      this.#retracted = retracted;
-      this.#quality = quality;
-    }
-    this.#ids[slot] = row.id;
-    this.#pmids[slot] = row.pmid;
-    this.#retracted[slot] = row.retracted ? 1 : 0;
-    this.#quality[slot] = row.quality;
-    this.#slotOf.set(row.id, slot);
-    if (row.retracted) this.#retractedLive++;
-    return slot;
+  #append(r: DenseRow, vector: Float32Array): void {
+    const row = this.#ids.length;
+    if (row === this.#retracted.length) this.#grow();
+    this.#matrix.set(vector, row * this.#dimension);
+    this.#ids.push(r.id);
+    this.#pmids.push(r.pmid);
+    this.#retracted[row] = r.retracted ? 1 : 0;
+    this.#quality[row] = r.quality;
+    this.#rowOf.set(r.id, row);
+    if (r.retracted) this.#retractedLive++;
+  }
+
+  #grow(): void {
+    const capacity = this.#retracted.length * 2;
+    const matrix = new Float32Array(capacity * this.#dimension);
+    matrix.set(this.#matrix);
+    const retracted = new Uint8Array(capacity);
+    retracted.set(this.#retracted);
+    const quality = new Float32Array(capacity);
+    quality.set(this.#quality);
+    this.#matrix = matrix;
+    this.#retracted = retracted;
+    this.#quality = quality;
   }
 }
 
@@ -167,5 +171,16 @@ export function decodeFloat4Array(bytes: Uint8Array): Float32Array | null {
     if (view.getInt32(off) !== 4) return null;
     out[i] = view.getFloat32(off + 4);
   }
+  return out;
+}
+
+/** A pgvector `vector` in its binary form (vector_send): dimension (int16), unused (int16), values. */
+export function decodeVectorSend(bytes: Uint8Array): Float32Array | null {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  if (bytes.length < 4) return null;
+  const n = view.getUint16(0);
+  if (bytes.length !== 4 + n * 4) return null;
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) out[i] = view.getFloat32(4 + i * 4);
   return out;
 }

@@ -3,9 +3,10 @@
  * (pgvector-schema.ts). `embedding` is vector(d) when the pgvector extension is loaded, else
  * real[] holding unit vectors (the CI PostgreSQL 15 has no pgvector); lexical only (dimension 0)
  * it stays null. The rows are the source of truth; both legs are answered in memory:
- * - dense: an HNSW graph in USearch (dense-index.ts, pgvector-dense.ts), loaded from the rows.
- *   No pgvector index is built: searching HNSW inside WASM Postgres was slower, and its build
- *   was a large share of a sync with vectors (`npm run bench -- --only search`, `search.*.dense`);
+ * - dense: an exact scan of the vectors loaded from the rows (USearch's exactSearch; dense-index.ts,
+ *   pgvector-dense.ts). No pgvector index is built: searching HNSW inside WASM Postgres was slower,
+ *   and its build was a large share of a sync with vectors (`npm run bench -- --only search`,
+ *   `search.*.dense`);
  * - BM25, computed the way Qdrant does for `modifier: "idf"` (src/corpus/bm25.ts), over the
  *   postings each row carries (lexical-index.ts, pgvector-lexical.ts).
  * Both are kept current across processes by the generation protocol of table-mirror.ts; only the
@@ -69,7 +70,8 @@ export class PgVectorStore implements VectorStore {
   ) {
     const thread = opts.lexicalThread ? new LexicalThread() : undefined;
     this.#lexical = new LexicalMirror(db, localWrites, thread);
-    this.#dense = new DenseMirror(db, localWrites);
+    // The dense leg is searched after #ready(), which reads the layout.
+    this.#dense = new DenseMirror(db, () => this.#layout?.storage ?? "real[]", localWrites);
     this.#read = opts.read ?? (async (_name, query) => (await db.executeQuery(query)).rows);
   }
 
