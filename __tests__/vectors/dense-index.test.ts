@@ -1,10 +1,17 @@
 /**
  * The dense leg's in-memory index (src/vectors/dense-index.ts) under churn: chunks added, replaced
  * and removed in random order (a removed chunk's row is filled by the last one, the matrix grows
- * past its first room), checked after every step against a model searched by brute force.
+ * past its first room), as vectors or as the bytes the table stores (pgvector's `vector_send`,
+ * Postgres's `array_send` of a float4[]), checked after every step against a model searched by
+ * brute force.
  */
 import { describe, expect, it } from "@jest/globals";
-import { DenseIndex, decodeVectorSend, type DenseRow } from "../../src/vectors/dense-index.js";
+import {
+  DenseIndex,
+  decodeStoredVector,
+  type DenseRow,
+  type StoredForm,
+} from "../../src/vectors/dense-index.js";
 import { cosine } from "./cosine.js";
 
 const DIM = 24;
@@ -17,6 +24,31 @@ function random(seed: number): () => number {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** The bytes Postgres sends for this vector in that form. */
+function stored(v: Float32Array, form: StoredForm): Uint8Array {
+  if (form === "vector") {
+    const bytes = Buffer.alloc(4 + v.length * 4);
+    bytes.writeUInt16BE(v.length, 0);
+    v.forEach((x, i) => bytes.writeFloatBE(x, 4 + i * 4));
+    return bytes;
+  }
+  // One dimension, no nulls, element type float4 (oid 700), lower bound 1; then (4, value) pairs.
+  const bytes = Buffer.alloc(20 + v.length * 8);
+  [1, 0, 700, v.length, 1].forEach((x, i) => bytes.writeInt32BE(x, i * 4));
+  v.forEach((x, i) => {
+    bytes.writeInt32BE(4, 20 + i * 8);
+    bytes.writeFloatBE(x, 24 + i * 8);
+  });
+  return bytes;
+}
+
+/** As the driver hands bytes over: a view into a larger buffer. */
+function wrapped(bytes: Uint8Array): Uint8Array {
+  const larger = new Uint8Array(bytes.length + 3);
+  larger.set(bytes, 3);
+  return larger.subarray(3);
 }
 
 function expected(
@@ -57,7 +89,14 @@ describe("DenseIndex", () => {
         });
       }
       const removed = step < 30 ? [] : live.filter(() => rand() < 0.15);
-      index.apply(rows, removed);
+      // A third of the steps as vectors, the rest as stored bytes (what a load reads).
+      const form = (["vector", "float4[]"] as const)[step % 3];
+      if (form) {
+        index.apply([], removed);
+        for (const { vector, ...chunk } of rows) {
+          index.applyStored(chunk, vector && wrapped(stored(vector, form)), form);
+        }
+      } else index.apply(rows, removed);
       for (const id of removed) model.delete(id);
       for (const r of rows) {
         model.delete(r.id);
@@ -117,16 +156,40 @@ describe("DenseIndex", () => {
     ]);
   });
 
-  it("reads pgvector's binary vectors (vector_send), and nothing from bytes of another shape", () => {
-    const bytes = Buffer.alloc(4 + 3 * 4);
-    bytes.writeUInt16BE(3, 0);
-    [0.5, -1.25, 3e-8].forEach((x, i) => bytes.writeFloatBE(x, 4 + i * 4));
-    // As the driver hands them over: a view into a larger buffer.
-    const larger = new Uint8Array(bytes.length + 2);
-    larger.set(bytes, 2);
-    const wrapped = larger.subarray(2);
-    expect(Array.from(decodeVectorSend(wrapped)!)).toEqual([0.5, -1.25, Math.fround(3e-8)]);
-    expect(decodeVectorSend(bytes.subarray(0, 12))).toBeNull();
-    expect(decodeVectorSend(bytes.subarray(0, 2))).toBeNull();
+  it("loads stored bytes into a matrix sized up front, skipping bytes of another size", async () => {
+    const rand = random(11);
+    const index = await DenseIndex.create(DIM, 3000);
+    const model = new Map<string, DenseRow>();
+    for (let i = 0; i < 3000; i++) {
+      const vector = Float32Array.from({ length: DIM }, () => rand() - 0.5);
+      const row = { id: `c${i}`, pmid: `p${i}`, retracted: i % 7 === 0, quality: 1, vector };
+      // Every 50th row holds a vector of another dimension: not searchable.
+      const bytes = stored(i % 50 === 0 ? vector.subarray(1) : vector, "vector");
+      index.applyStored(row, bytes, "vector");
+      if (i % 50 !== 0) model.set(row.id, row);
+    }
+    expect(index.size).toBe(model.size);
+    const q = Float32Array.from({ length: DIM }, () => rand() - 0.5);
+    const want = expected(model, q, 10, true);
+    const hits = index.search(q, 10, true);
+    expect(hits.map((h) => h.id)).toEqual(want.map((w) => w.id));
+    expect(hits[0]?.score).toBeCloseTo(want[0]!.score, 5);
+  });
+
+  it("decodes both stored forms, and nothing from bytes of another shape", () => {
+    const v = Float32Array.of(0.5, -1.25, 3e-8);
+    for (const form of ["vector", "float4[]"] as const) {
+      const bytes = stored(v, form);
+      expect(Array.from(decodeStoredVector(wrapped(bytes), form)!)).toEqual(Array.from(v));
+      expect(decodeStoredVector(bytes.subarray(0, bytes.length - 1), form)).toBeNull();
+      expect(decodeStoredVector(bytes.subarray(0, 2), form)).toBeNull();
+    }
+    // A float4[] with a null element (length -1) or of two dimensions is no vector.
+    const withNull = Buffer.from(stored(v, "float4[]"));
+    withNull.writeInt32BE(-1, 28);
+    expect(decodeStoredVector(withNull, "float4[]")).toBeNull();
+    const twoDims = Buffer.from(stored(v, "float4[]"));
+    twoDims.writeInt32BE(2, 0);
+    expect(decodeStoredVector(twoDims, "float4[]")).toBeNull();
   });
 });

@@ -9,7 +9,7 @@
  */
 import { sql } from "kysely";
 import type { Store } from "../../src/store/db.js";
-import { decodeFloat4Array } from "../../src/vectors/dense-index.js";
+import { decodeStoredVector } from "../../src/vectors/dense-index.js";
 import { PgVectorStore } from "../../src/vectors/pgvector.js";
 import { timed } from "./stats.js";
 
@@ -115,7 +115,7 @@ async function exactTop(
         embedding: Uint8Array;
       }>`fetch ${sql.raw(String(PAGE))} from exact_scan`.execute(trx);
       for (const r of rows) {
-        const v = decodeFloat4Array(r.embedding)!;
+        const v = decodeStoredVector(r.embedding, "float4[]")!;
         const norm = Math.hypot(...v) || 1;
         unit.forEach((q, qi) => {
           let dot = 0;

@@ -54,16 +54,17 @@ export class DenseIndex {
   #rowOf = new Map<string, number>();
   #retractedLive = 0;
 
-  private constructor(lib: Usearch, dimension: number) {
+  private constructor(lib: Usearch, dimension: number, capacity: number) {
     this.#lib = lib;
     this.#dimension = dimension;
-    this.#matrix = new Float32Array(FIRST_CAPACITY * dimension);
-    this.#retracted = new Uint8Array(FIRST_CAPACITY);
-    this.#quality = new Float32Array(FIRST_CAPACITY);
+    this.#matrix = new Float32Array(capacity * dimension);
+    this.#retracted = new Uint8Array(capacity);
+    this.#quality = new Float32Array(capacity);
   }
 
-  static async create(dimension: number): Promise<DenseIndex> {
-    return new DenseIndex(await loadUsearch(), dimension);
+  /** `rows`: how many chunks are about to be loaded, so the matrix is made that size at once. */
+  static async create(dimension: number, rows = 0): Promise<DenseIndex> {
+    return new DenseIndex(await loadUsearch(), dimension, Math.max(FIRST_CAPACITY, rows));
   }
 
   /** Chunks searchable now. */
@@ -80,7 +81,21 @@ export class DenseIndex {
     for (const id of removedIds) this.#remove(id);
     for (const r of rows) {
       this.#remove(r.id);
-      if (r.vector?.length === this.#dimension) this.#append(r, r.vector);
+      const vector = r.vector;
+      if (vector?.length === this.#dimension) {
+        this.#append(r, (matrix, at) => matrix.set(vector, at));
+      }
+    }
+  }
+
+  /**
+   * Replaces (or adds) one chunk whose vector is still in its stored bytes, decoding them straight
+   * into the matrix: a full load makes no array per chunk. Bytes of another size are skipped.
+   */
+  applyStored(row: Omit<DenseRow, "vector">, bytes: Uint8Array | null, form: StoredForm): void {
+    this.#remove(row.id);
+    if (bytes && storedLength(bytes, form) === this.#dimension) {
+      this.#append(row, (matrix, at) => decodeStored(bytes, form, matrix, at));
     }
   }
 
@@ -134,10 +149,14 @@ export class DenseIndex {
     this.#pmids.pop();
   }
 
-  #append(r: DenseRow, vector: Float32Array): void {
+  /** Adds a row for `r`, whose vector `write` puts into the matrix at the offset it is given. */
+  #append(
+    r: Omit<DenseRow, "vector">,
+    write: (matrix: Float32Array, offset: number) => void,
+  ): void {
     const row = this.#ids.length;
     if (row === this.#retracted.length) this.#grow();
-    this.#matrix.set(vector, row * this.#dimension);
+    write(this.#matrix, row * this.#dimension);
     this.#ids.push(r.id);
     this.#pmids.push(r.pmid);
     this.#retracted[row] = r.retracted ? 1 : 0;
@@ -160,27 +179,50 @@ export class DenseIndex {
   }
 }
 
-/** A float4[] in Postgres's binary array form (array_send): 20-byte header, then (len, value). */
-export function decodeFloat4Array(bytes: Uint8Array): Float32Array | null {
+/**
+ * How the table's rows hold a vector, read in binary: pgvector's `vector_send` (dimension as an
+ * int16, an unused int16, then the values) or Postgres's `array_send` of a float4[] (a 20-byte
+ * header, then a length and a value per element). Both big-endian.
+ */
+export type StoredForm = "vector" | "float4[]";
+
+/** How many numbers the bytes hold, or -1 when they are not a vector in that form. */
+function storedLength(bytes: Uint8Array, form: StoredForm): number {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-  if (bytes.length < 20 || view.getInt32(0) !== 1) return null;
-  const n = view.getInt32(12);
-  if (bytes.length < 20 + n * 8) return null;
-  const out = new Float32Array(n);
-  for (let i = 0, off = 20; i < n; i++, off += 8) {
-    if (view.getInt32(off) !== 4) return null;
-    out[i] = view.getFloat32(off + 4);
+  if (form === "vector") {
+    if (bytes.length < 4) return -1;
+    const n = view.getUint16(0);
+    return bytes.length === 4 + n * 4 ? n : -1;
   }
-  return out;
+  if (bytes.length < 20 || view.getInt32(0) !== 1) return -1;
+  const n = view.getInt32(12);
+  if (n < 0 || bytes.length < 20 + n * 8) return -1;
+  for (let i = 0, off = 20; i < n; i++, off += 8) if (view.getInt32(off) !== 4) return -1;
+  return n;
 }
 
-/** A pgvector `vector` in its binary form (vector_send): dimension (int16), unused (int16), values. */
-export function decodeVectorSend(bytes: Uint8Array): Float32Array | null {
+/** Decodes bytes storedLength accepted into `out` from `offset`. */
+function decodeStored(
+  bytes: Uint8Array,
+  form: StoredForm,
+  out: Float32Array,
+  offset: number,
+): void {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-  if (bytes.length < 4) return null;
-  const n = view.getUint16(0);
-  if (bytes.length !== 4 + n * 4) return null;
+  if (form === "vector") {
+    const n = view.getUint16(0);
+    for (let i = 0; i < n; i++) out[offset + i] = view.getFloat32(4 + i * 4);
+  } else {
+    const n = view.getInt32(12);
+    for (let i = 0, off = 24; i < n; i++, off += 8) out[offset + i] = view.getFloat32(off);
+  }
+}
+
+/** The vector the bytes hold in that form, or null when they hold none. */
+export function decodeStoredVector(bytes: Uint8Array, form: StoredForm): Float32Array | null {
+  const n = storedLength(bytes, form);
+  if (n < 0) return null;
   const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) out[i] = view.getFloat32(4 + i * 4);
+  decodeStored(bytes, form, out, 0);
   return out;
 }

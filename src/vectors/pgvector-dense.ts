@@ -6,42 +6,54 @@
 import { sql, type Kysely } from "kysely";
 import {
   DenseIndex,
-  decodeFloat4Array,
-  decodeVectorSend,
+  decodeStoredVector,
   type DenseHit,
   type DenseRow,
+  type StoredForm,
 } from "./dense-index.js";
 import type { Storage } from "./pgvector-write.js";
 import { TableMirror, type LocalWrites, type MirrorSource } from "./table-mirror.js";
 import type { ChunkPoint } from "./vector-store.js";
 
+/** A selected row's fields but its vector. */
+function chunkOf(r: Record<string, unknown>): Omit<DenseRow, "vector"> {
+  return {
+    id: r.id as string,
+    pmid: r.pmid as string,
+    retracted: r.retracted as boolean,
+    quality: Number(r.quality),
+  };
+}
+
 /**
  * Vectors travel in a binary form, no text to parse: pgvector's own (`vector_send`: 4 bytes a
  * number; reading 20,000 768-number vectors out of PGlite took 0.8 s where `array_send` of the
  * cast to real[], 8 bytes a number, took 2.7 s), or Postgres's float4[] form for the real[]
- * fallback.
+ * fallback. A full load sizes the matrix from the row count and decodes each vector into it.
  */
 function denseSource(storage: () => Storage): MirrorSource<DenseRow, DenseIndex> {
-  const vectorSend = () => storage() === "vector";
+  const form = (): StoredForm => (storage() === "vector" ? "vector" : "float4[]");
   return {
     get columns() {
-      return vectorSend()
+      return form() === "vector"
         ? sql`id, pmid, retracted, quality, vector_send(embedding) as embedding`
         : sql`id, pmid, retracted, quality, array_send(embedding) as embedding`;
     },
     toRow: (r) => {
       const bytes = r.embedding as Uint8Array | null;
-      return {
-        id: r.id as string,
-        pmid: r.pmid as string,
-        retracted: r.retracted as boolean,
-        quality: Number(r.quality),
-        vector: bytes && (vectorSend() ? decodeVectorSend(bytes) : decodeFloat4Array(bytes)),
-      };
+      return { ...chunkOf(r), vector: bytes && decodeStoredVector(bytes, form()) };
     },
     async load(stats) {
-      const index = await DenseIndex.create(stats.dimension);
-      return { add: (rows) => index.apply(rows, []), finish: () => index };
+      const index = await DenseIndex.create(stats.dimension, stats.rows);
+      const stored = form();
+      return {
+        add: (raw) => {
+          for (const r of raw) {
+            index.applyStored(chunkOf(r), r.embedding as Uint8Array | null, stored);
+          }
+        },
+        finish: () => index,
+      };
     },
     apply: (index, rows, removedIds) => index.apply(rows, removedIds),
   };

@@ -14,22 +14,26 @@ import { TableMirror, type LocalWrites, type MirrorSource } from "./table-mirror
 type Index = LexicalIndex | LexicalThread;
 
 function lexicalSource(thread: LexicalThread | undefined): MirrorSource<LexicalRow, Index> {
+  const toRow = (r: Record<string, unknown>): LexicalRow => ({
+    id: r.id as string,
+    pmid: r.pmid as string,
+    retracted: r.retracted as boolean,
+    quality: Number(r.quality),
+    postings: (r.postings as Uint8Array | null) ?? new Uint8Array(0),
+  });
   return {
     columns: sql`id, pmid, retracted, quality, postings`,
-    toRow: (r) => ({
-      id: r.id as string,
-      pmid: r.pmid as string,
-      retracted: r.retracted as boolean,
-      quality: Number(r.quality),
-      postings: (r.postings as Uint8Array | null) ?? new Uint8Array(0),
-    }),
+    toRow,
     async load() {
-      if (thread) return thread.load();
+      if (thread) {
+        const builder = thread.load();
+        return { add: (raw) => builder.add(raw.map(toRow)), finish: () => builder.finish() };
+      }
       // LexicalIndex.build packs every row's postings in two passes: it needs them all at once.
       const all: LexicalRow[] = [];
       return {
-        add: (rows) => {
-          for (const r of rows) all.push(r);
+        add: (raw) => {
+          for (const r of raw) all.push(toRow(r));
         },
         finish: () => LexicalIndex.build(all),
       };

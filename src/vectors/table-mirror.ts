@@ -35,6 +35,8 @@ export interface Stats {
   pruned: number;
   /** Numbers per dense vector (0: lexical only). */
   dimension: number;
+  /** Chunk rows (chunk_stats.n): how many a full load reads. */
+  rows: number;
 }
 
 /** What was committed to an exclusive store by all its adapters (Store.localWrites). */
@@ -48,9 +50,13 @@ export interface LocalWrites {
 export interface MirrorSource<R extends { id: string }, I> {
   /** The select list of one chunk_vectors row (must include `id`). */
   columns: RawBuilder<unknown>;
+  /** One selected row as the index takes it, for the rows applied after a load. */
   toRow(raw: Record<string, unknown>): R;
-  /** Starts a full load at these stats: pages of rows are added, then the index is finished. */
-  load(stats: Stats): Promise<{ add(rows: R[]): void; finish(): I }>;
+  /**
+   * Starts a full load at these stats: pages of selected rows are added as read (a source may
+   * take them apart itself rather than through toRow), then the index is finished.
+   */
+  load(stats: Stats): Promise<{ add(raw: readonly Record<string, unknown>[]): void; finish(): I }>;
   apply(index: I, rows: readonly R[], removedIds: readonly string[]): void;
 }
 
@@ -162,7 +168,7 @@ export class TableMirror<R extends { id: string }, I> {
           const { rows } = await sql<
             Record<string, unknown>
           >`fetch ${sql.raw(String(LOAD_PAGE))} from mirror_load`.execute(trx);
-          builder.add(rows.map((r) => this.source.toRow(r)));
+          builder.add(rows);
           if (rows.length < LOAD_PAGE) break;
         }
         await sql`close mirror_load`.execute(trx);
@@ -178,12 +184,14 @@ async function readStats(db: Db): Promise<Stats> {
     epoch: number;
     pruned: string;
     dimension: number;
-  }>`select gen, epoch, pruned_gen as pruned, dimension from chunk_stats`.execute(db);
+    rows: string;
+  }>`select gen, epoch, pruned_gen as pruned, dimension, n as rows from chunk_stats`.execute(db);
   const r = rows[0];
   return {
     gen: Number(r?.gen ?? 0),
     epoch: Number(r?.epoch ?? 0),
     pruned: Number(r?.pruned ?? 0),
     dimension: Number(r?.dimension ?? 0),
+    rows: Number(r?.rows ?? 0),
   };
 }
