@@ -48,7 +48,10 @@ export interface SyncChildOutput {
   documents: number;
   chunks: number;
   peakRssMb: number;
-  /** PGlite only: the write-ahead log left in the data directory after the sync, MB. */
+  /**
+   * PGlite only: the size of the data directory's pg_wal after the sync, MB: the segments kept,
+   * recycled ones included (PostgreSQL keeps min_wal_size, 80 MB by default, for reuse).
+   */
   walMb: number | null;
 }
 

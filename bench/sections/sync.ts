@@ -112,7 +112,7 @@ export async function syncSection(opts: BenchOptions): Promise<SectionResult> {
       const wal = runs.flatMap((r) => (r.walMb === null ? [] : [r.walMb]));
       if (wal.length > 0) {
         out.figures.push(
-          figure(`${k}.wal_mb`, `${backend} ${n} records: write-ahead log left`, "MB", wal),
+          figure(`${k}.wal_mb`, `${backend} ${n} records: pg_wal after the sync`, "MB", wal),
         );
       }
       out.notes.push(
