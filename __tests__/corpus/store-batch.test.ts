@@ -4,7 +4,8 @@
  * marked indexed, with their chunks and postings, and a failure anywhere in it leaves none of the
  * batch behind; a revised record replaces its chunks and the in-memory BM25 index follows at once.
  * The chunks are pgvector's rows alone: the chunks table is not written, and rows an earlier
- * version left there go when their document is written again. With embeddings (hash) the batch
+ * version left there go when their document is written again, or when the adapter next prepares
+ * its tables (the store opens) for documents not written since. With embeddings (hash) the batch
  * takes the two-step path and ends the same.
  */
 import { afterAll, beforeAll, beforeEach, expect, it } from "@jest/globals";
@@ -25,6 +26,7 @@ import {
   getDocumentChunks,
   listUnindexed,
   replaceChunks,
+  upsertDocuments,
 } from "../../src/store/docs.js";
 import { createVectorStore } from "../../src/vectors/index.js";
 import type { VectorStore } from "../../src/vectors/vector-store.js";
@@ -138,6 +140,38 @@ describeEachBackend("storing a sync batch", (kind) => {
     expect(hits.map((h) => h.pmid)).toEqual([FIRST]);
     expect(hits[0]?.payload).toMatchObject({ title: NEW_TITLE, text: chunks[0]?.text, version: 2 });
     expect(await vectors.count()).toBe(chunkTotal(revised));
+  });
+
+  it("rows an earlier version left in the chunks table go at the next open where pgvector has the document's chunks", async () => {
+    // All records but the last stored and indexed; the last stored alone, never indexed.
+    const batch = prepareBatch(articleSetXml(records.slice(0, -1)), NOW);
+    await storeBatch(deps(), batch);
+    const unindexed = prepareBatch(xml, NOW).docs.at(-1)!;
+    await upsertDocuments(t.store.db, [unindexed]);
+    const legacy = (id: string, text: string) => ({
+      id,
+      chunkId: "title",
+      ord: 0,
+      section: null,
+      text,
+      tokenCount: 1,
+      version: 1,
+    });
+    await replaceChunks(t.store.db, FIRST, [legacy(LEGACY_ID, "old")]);
+    // A document with no chunks in pgvector: its rows are all there is.
+    const UNINDEXED = unindexed.pmid;
+    const kept = "00000000-0000-4000-8000-000000000002";
+    await replaceChunks(t.store.db, UNINDEXED, [legacy(kept, "only copy")]);
+    expect(await countChunks(t.store.db)).toBe(2);
+
+    await vectors.ensure(0); // what opening the corpus runs
+    expect(await getDocumentChunks(t.store.db, FIRST)).toEqual([]);
+    expect((await getDocumentChunks(t.store.db, UNINDEXED)).map((c) => c.id)).toEqual([kept]);
+    expect(await vectors.count()).toBe(chunkTotal(batch));
+    const title = batch.docs[0]!.title;
+    expect((await search(title))[0]).toMatchObject({ pmid: FIRST, payload: { title } });
+    await vectors.ensure(0); // again: nothing more to remove
+    expect(await countChunks(t.store.db)).toBe(1);
   });
 
   it("a failure inside the batch leaves none of it: no document, chunk or posting, old versions kept", async () => {

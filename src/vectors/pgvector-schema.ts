@@ -57,6 +57,21 @@ async function migratePostingsTable(trx: Db): Promise<void> {
   await sql`update chunk_stats set epoch = random()`.execute(trx);
 }
 
+/**
+ * Stores written before a chunk's text lived in chunk_vectors alone also kept it in the store's
+ * `chunks` table. Writing a document again removes its copy (writeChunkRows); this removes the
+ * copies of every document whose chunks are here, so a store not synced since loses them too.
+ * Once they are gone it costs a scan of the empty table.
+ */
+export async function dropSupersededChunkRows(trx: Db): Promise<void> {
+  const { rows } = await sql<{
+    present: boolean;
+  }>`select to_regclass('chunks') is not null as present`.execute(trx);
+  if (!rows[0]?.present) return; // the adapter's tables alone (its own tests)
+  await sql`delete from chunks c
+    where exists (select 1 from chunk_vectors v where v.pmid = c.pmid)`.execute(trx);
+}
+
 export async function dropTables(trx: Db): Promise<void> {
   await sql`drop table if exists chunk_vectors, chunk_terms, chunk_stats, chunk_tombstones`.execute(
     trx,

@@ -25,7 +25,7 @@ import { checkDenseQuery, checkPoints, checkSparseQuery } from "./points.js";
 import { DenseMirror, denseRow } from "./pgvector-dense.js";
 import { LexicalThread } from "./lexical-thread.js";
 import { LexicalMirror } from "./pgvector-lexical.js";
-import { createTables, dropTables } from "./pgvector-schema.js";
+import { createTables, dropSupersededChunkRows, dropTables } from "./pgvector-schema.js";
 import { PAYLOAD_COLUMNS, lexicalRow, toHits, type HitRow } from "./pgvector-rows.js";
 import { writeSlice, type Storage } from "./pgvector-write.js";
 import { TOMBSTONE_GENERATIONS, type LocalWrites } from "./table-mirror.js";
@@ -94,6 +94,7 @@ export class PgVectorStore implements VectorStore {
         // Stores made before the dense leg moved into memory have one; nothing reads it now, and
         // every write would keep paying to maintain it.
         await sql`drop index if exists chunk_vectors_embedding_hnsw`.execute(trx);
+        await dropSupersededChunkRows(trx);
       }),
     );
     const layout = await this.#loadLayout();
