@@ -5,10 +5,12 @@
  * batch behind; a revised record replaces its chunks and the in-memory BM25 index follows at once.
  * The chunks are pgvector's rows alone: the chunks table is not written, and rows an earlier
  * version left there go when their document is written again, or when the adapter next prepares
- * its tables (the store opens) for documents not written since. With embeddings (hash) the batch
- * takes the two-step path and ends the same.
+ * its tables (the store opens) for documents not written since. A chunk row over TOAST's 2 KB
+ * stays whole, not compressed. With embeddings (hash) the batch takes the two-step path and ends
+ * the same.
  */
 import { afterAll, beforeAll, beforeEach, expect, it } from "@jest/globals";
+import { sql } from "kysely";
 import { storeBatch } from "../../src/corpus/batch.js";
 import { prepareBatch, type PreparedBatch } from "../../src/corpus/prepare.js";
 import { querySparseVector, tokenize } from "../../src/corpus/bm25.js";
@@ -48,6 +50,15 @@ const revisedXml = () => {
   const at = xml.indexOf("<ArticleTitle>");
   const end = xml.indexOf("</ArticleTitle>", at);
   return `${xml.slice(0, at)}<ArticleTitle>${NEW_TITLE}${xml.slice(end)}`;
+};
+
+/** The reply with the first record's abstract one long sentence: a chunk row over 2 KB. */
+const longAbstractXml = () => {
+  const words = ["hepatocellular", "immunohistochemistry", "pharmacokinetics", "electrophysiology"];
+  const sentence = Array.from({ length: 170 }, (_, i) => words[(i * 3) % words.length]).join(" ");
+  const at = xml.indexOf("<Abstract>");
+  const end = xml.indexOf("</Abstract>", at);
+  return `${xml.slice(0, at)}<Abstract><AbstractText>${sentence}.</AbstractText>${xml.slice(end)}`;
 };
 
 const chunkTotal = (batch: PreparedBatch) =>
@@ -172,6 +183,40 @@ describeEachBackend("storing a sync batch", (kind) => {
     expect((await search(title))[0]).toMatchObject({ pmid: FIRST, payload: { title } });
     await vectors.ensure(0); // again: nothing more to remove
     expect(await countChunks(t.store.db)).toBe(1);
+  });
+
+  it("a long chunk's row is stored whole, not compressed; a table made without the setting gets it at the next open", async () => {
+    const db = t.store.db;
+    const setting = async () =>
+      (
+        await sql<{ reloptions: string[] | null }>`select reloptions from pg_class
+          where oid = 'chunk_vectors'::regclass`.execute(db)
+      ).rows[0]?.reloptions ?? [];
+    // The first record's chunk: its stored size against its row's and its text's.
+    const firstChunk = async () =>
+      (
+        await sql<{ row: number; stored: number; bytes: number }>`select
+            pg_column_size(v.*) as row, pg_column_size(v.text) as stored,
+            octet_length(v.text) as bytes
+          from chunk_vectors v where pmid = ${FIRST}`.execute(db)
+      ).rows[0];
+    expect(await setting()).toContain("toast_tuple_target=8160");
+
+    // A store made before the setting: Postgres compresses a row over about 2 KB.
+    await sql`alter table chunk_vectors reset (toast_tuple_target)`.execute(db);
+    expect(await setting()).not.toContain("toast_tuple_target=8160");
+    await storeBatch(deps(), prepareBatch(longAbstractXml(), NOW));
+    const before = await firstChunk();
+    expect(before?.stored).toBeLessThan(before?.bytes ?? 0);
+
+    await vectors.ensure(0); // what opening the corpus runs
+    expect(await setting()).toContain("toast_tuple_target=8160");
+    // Revised (retitled), so its chunks are written again.
+    const revised = longAbstractXml().replace(/<ArticleTitle>[^<]*/, `<ArticleTitle>${NEW_TITLE}`);
+    await storeBatch(deps(), prepareBatch(revised, NOW));
+    const after = await firstChunk();
+    expect(after?.row).toBeGreaterThan(2_100);
+    expect(after?.stored).toBeGreaterThan(after?.bytes ?? Infinity);
   });
 
   it("a failure inside the batch leaves none of it: no document, chunk or posting, old versions kept", async () => {

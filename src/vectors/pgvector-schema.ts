@@ -29,6 +29,7 @@ export async function createTables(trx: Db, dimension: number, hasPgvector: bool
   await sql`alter table chunk_vectors
     add column if not exists postings bytea not null default ''::bytea,
     add column if not exists gen bigint not null default 0`.execute(trx);
+  await keepRowsWhole(trx);
   await sql`create index if not exists chunk_vectors_pmid on chunk_vectors (pmid)`.execute(trx);
   await sql`create index if not exists chunk_vectors_gen on chunk_vectors (gen)`.execute(trx);
   await sql`create table if not exists chunk_tombstones (gen bigint not null, id uuid not null)`.execute(
@@ -38,6 +39,23 @@ export async function createTables(trx: Db, dimension: number, hasPgvector: bool
   await sql`insert into chunk_stats (n, dimension) values (0, ${dimension})
     on conflict do nothing`.execute(trx);
   await migratePostingsTable(trx);
+}
+
+/**
+ * A chunk row stays whole in its table up to 8,160 bytes, as a document's does
+ * (store/migrations/2026_11_28_001_documents_inline.ts). At the default (about 2 KB) a chunk of a
+ * long abstract (its text, title and postings: rows of 1.3 KB on average, up to 2.7 KB for the
+ * recorded PubMed records in ../shared) went through pglz, in WebAssembly on the embedded store,
+ * and was read back through it. Set once; a store made earlier keeps its compressed rows until
+ * they are written again.
+ */
+async function keepRowsWhole(trx: Db): Promise<void> {
+  const { rows } = await sql<{ set: boolean }>`select coalesce(
+      'toast_tuple_target=8160' = any(reloptions), false) as set
+    from pg_class where oid = 'chunk_vectors'::regclass`.execute(trx);
+  if (!rows[0]?.set) {
+    await sql`alter table chunk_vectors set (toast_tuple_target = 8160)`.execute(trx);
+  }
 }
 
 /**
