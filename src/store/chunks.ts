@@ -6,7 +6,7 @@
  */
 import { sql, type Kysely, type Selectable } from "kysely";
 import { StoreError } from "../errors.js";
-import { packBytes, utf8 } from "./params.js";
+import { arrayParam, packBytes, utf8, type ArrayElement } from "./params.js";
 import type { ChunksTable, Database } from "./schema.js";
 import { storeCall } from "./store-errors.js";
 import { inTransaction } from "./tx.js";
@@ -107,7 +107,7 @@ async function unstored(trx: Db, pmids: string[]): Promise<string[]> {
 
 /** One INSERT of these rows: a column per array parameter, the texts as one blob (params.ts). */
 function insertStatement(rows: StoredChunk[]) {
-  const col = <T>(f: (r: StoredChunk) => T): T[] => rows.map(f);
+  const col = (f: (r: StoredChunk) => ArrayElement): string => arrayParam(rows.map(f));
   const texts = packBytes(rows.map((r) => utf8(r.text)));
   return sql`insert into chunks (id, pmid, chunk_id, ord, section, text, token_count, version)
     select id, pmid, chunk_id, ord, section,
@@ -115,7 +115,7 @@ function insertStatement(rows: StoredChunk[]) {
       token_count, version
     from unnest(${col((r) => r.id)}::uuid[], ${col((r) => r.pmid)}::text[],
       ${col((r) => r.chunkId)}::text[], ${col((r) => r.ord)}::int[],
-      ${col((r) => r.section)}::text[], ${texts.starts}::int[], ${texts.lengths}::int[],
+      ${col((r) => r.section)}::text[], ${arrayParam(texts.starts)}::int[], ${arrayParam(texts.lengths)}::int[],
       ${col((r) => r.tokenCount)}::int[], ${col((r) => r.version)}::int[])
       as u(id, pmid, chunk_id, ord, section, t_start, t_length, token_count, version)`;
 }

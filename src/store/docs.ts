@@ -5,7 +5,7 @@
  */
 import { sql, type Kysely, type Selectable } from "kysely";
 import type { Article } from "../eutils/types.js";
-import { packBytes, utf8 } from "./params.js";
+import { arrayParam, packBytes, utf8, type ArrayElement } from "./params.js";
 import { decodeRecord, encodeRecord } from "./record-codec.js";
 import type { Database, DocumentsTable } from "./schema.js";
 import { storeCall } from "./store-errors.js";
@@ -170,7 +170,7 @@ function storedRecord(d: DocumentWrite): Uint8Array {
  * `indexed`: each written row is marked indexed at its new version in the same write.
  */
 function upsertStatement(docs: DocumentWrite[], indexed: boolean) {
-  const col = <T>(f: (d: DocumentWrite) => T): T[] => docs.map(f);
+  const col = (f: (d: DocumentWrite) => ArrayElement): string => arrayParam(docs.map(f));
   const titles = packBytes(docs.map((d) => utf8(d.title)));
   const abstracts = packBytes(docs.map((d) => utf8(d.abstract)));
   const records = packBytes(docs.map(storedRecord));
@@ -194,8 +194,8 @@ function upsertStatement(docs: DocumentWrite[], indexed: boolean) {
       quality_design, quality_recency, quality_journal, quality_human, quality_total,
       substring(${records.blob}::bytea from r_start for r_length), content_hash
     from unnest(${col((d) => d.pmid)}::text[],
-      ${titles.starts}::int[], ${titles.lengths}::int[],
-      ${abstracts.starts}::int[], ${abstracts.lengths}::int[],
+      ${arrayParam(titles.starts)}::int[], ${arrayParam(titles.lengths)}::int[],
+      ${arrayParam(abstracts.starts)}::int[], ${arrayParam(abstracts.lengths)}::int[],
       ${col((d) => d.journal)}::text[], ${col((d) => d.journalIso)}::text[],
       ${col((d) => d.issn)}::text[], ${col((d) => d.eissn)}::text[],
       ${col((d) => d.nlmId)}::text[], ${col((d) => d.doi)}::text[], ${col((d) => d.pmcid)}::text[],
@@ -208,7 +208,7 @@ function upsertStatement(docs: DocumentWrite[], indexed: boolean) {
       ${col((d) => d.quality.design)}::smallint[], ${col((d) => d.quality.recency)}::smallint[],
       ${col((d) => d.quality.journal)}::smallint[], ${col((d) => d.quality.human)}::smallint[],
       ${col((d) => d.quality.total)}::smallint[],
-      ${records.starts}::int[], ${records.lengths}::int[], ${col((d) => d.contentHash)}::text[])
+      ${arrayParam(records.starts)}::int[], ${arrayParam(records.lengths)}::int[], ${col((d) => d.contentHash)}::text[])
       as u(pmid, t_start, t_length, a_start, a_length, journal, journal_iso, issn, eissn, nlm_id,
         doi, pmcid, pub_types, mesh, citation_subsets, languages, pdat, pdat_year, edat, lr,
         is_retracted, quality_design, quality_recency, quality_journal, quality_human,

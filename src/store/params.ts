@@ -30,3 +30,30 @@ export function packBytes(parts: readonly Uint8Array[]): {
   }
   return { blob: Buffer.concat(parts), starts, lengths };
 }
+
+/** What an element of an array parameter may be (a Buffer goes whole: packBytes). */
+export type ArrayElement = string | number | boolean | null | undefined;
+
+/** Text Postgres reads unquoted in an array literal as itself: no delimiter, quote or space; not NULL. */
+const BARE = /^(?!null$)[\w.:+\-/@]+$/i;
+
+/**
+ * An array parameter as Postgres's array literal, built here instead of by node-postgres, which
+ * quotes every element and runs two regular expressions over it (numbers too): in a sync's
+ * batch of 500 records, about 30,000 elements in 40 arrays. Numbers and booleans go bare, text
+ * bare where Postgres reads it back unchanged, otherwise quoted with `\` and `"` escaped; null
+ * and undefined are NULL. Cast it where it is used (`${arrayParam(ids)}::uuid[]`).
+ */
+export function arrayParam(values: readonly ArrayElement[]): string {
+  let out = "{";
+  for (let i = 0; i < values.length; i++) {
+    if (i > 0) out += ",";
+    const v = values[i];
+    if (v === null || v === undefined) out += "NULL";
+    else if (typeof v === "number") out += String(v);
+    else if (typeof v === "boolean") out += v ? "t" : "f";
+    else if (BARE.test(v)) out += v;
+    else out += `"${v.replace(/[\\"]/g, "\\$&")}"`;
+  }
+  return `${out}}`;
+}

@@ -5,7 +5,7 @@
  * first sync deletes nothing.
  */
 import { sql, type Kysely } from "kysely";
-import { packBytes, utf8 } from "../store/params.js";
+import { arrayParam, packBytes, utf8, type ArrayElement } from "../store/params.js";
 import { packPostings } from "./lexical-index.js";
 import type { ChunkPoint } from "./vector-store.js";
 
@@ -19,7 +19,7 @@ export async function writeSlice(
   storage: Storage,
   gen: number,
 ): Promise<number> {
-  const col = <T>(f: (p: ChunkPoint) => T): T[] => points.map(f);
+  const col = (f: (p: ChunkPoint) => ArrayElement): string => arrayParam(points.map(f));
   const cast = storage === "vector" ? sql.raw("vector") : sql.raw("real[]");
   // The two bulky columns travel as one blob each, cut apart in SQL (see store/params.ts).
   const texts = packBytes(points.map((p) => utf8(p.payload.text)));
@@ -38,8 +38,8 @@ export async function writeSlice(
       ${col((p) => p.payload.title)}::text[],
       ${col((p) => p.payload.quality)}::real[], ${col((p) => p.payload.retracted)}::boolean[],
       ${col((p) => p.payload.pdatYear)}::int[], ${col((p) => p.payload.version)}::int[],
-      ${texts.starts}::int[], ${texts.lengths}::int[],
-      ${postings.starts}::int[], ${postings.lengths}::int[])
+      ${arrayParam(texts.starts)}::int[], ${arrayParam(texts.lengths)}::int[],
+      ${arrayParam(postings.starts)}::int[], ${arrayParam(postings.lengths)}::int[])
       as u(id, pmid, chunk_id, embedding, title, quality, retracted, pdat_year, version,
         t_start, t_length, p_start, p_length)
     on conflict (id) do update set pmid = excluded.pmid, chunk_id = excluded.chunk_id,
