@@ -2,7 +2,7 @@
  * Article → stored document: the fields rag_get returns, the quality score, and a content hash
  * over what a reader sees (so a re-sync of an unchanged record writes nothing).
  */
-import { createHash } from "node:crypto";
+import { hash as digest } from "node:crypto";
 import { monthNumber } from "../eutils/dates.js";
 import type { Article } from "../eutils/types.js";
 import type { DocumentInput } from "../store/docs.js";
@@ -30,7 +30,7 @@ export function contentHash(article: Article): string {
 function hashAndJson(article: Article): { hash: string; json: string } {
   const { articleDates, ...content } = article;
   const text = JSON.stringify(content);
-  const hash = createHash("sha256").update(text).digest("hex");
+  const hash = digest("sha256", text, "hex");
   return { hash, json: `${text.slice(0, -1)},"articleDates":${JSON.stringify(articleDates)}}` };
 }
 
