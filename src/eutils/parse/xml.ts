@@ -131,6 +131,12 @@ export function attr(node: XmlNode | undefined, name: string): string | null {
  */
 export function text(node: XmlNode | undefined): string | null {
   if (node === undefined) return null;
+  // Most elements hold one run of text: no parts to gather and join.
+  const only = node.$$?.length === 1 ? node.$$[0] : undefined;
+  if (only?.["#name"] === TEXT_NODE) {
+    const flat = normalizeSpace(only._ ?? "");
+    return flat === "" ? null : flat;
+  }
   const parts: string[] = [];
   appendText(node, parts, "text");
   const flat = normalizeSpace(parts.join(""));
