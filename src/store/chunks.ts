@@ -115,7 +115,8 @@ function insertStatement(rows: StoredChunk[]) {
       token_count, version
     from unnest(${col((r) => r.id)}::uuid[], ${col((r) => r.pmid)}::text[],
       ${col((r) => r.chunkId)}::text[], ${col((r) => r.ord)}::int[],
-      ${col((r) => r.section)}::text[], ${arrayParam(texts.starts)}::int[], ${arrayParam(texts.lengths)}::int[],
+      ${col((r) => r.section)}::text[],
+      ${arrayParam(texts.starts)}::int[], ${arrayParam(texts.lengths)}::int[],
       ${col((r) => r.tokenCount)}::int[], ${col((r) => r.version)}::int[])
       as u(id, pmid, chunk_id, ord, section, t_start, t_length, token_count, version)`;
 }

@@ -208,7 +208,8 @@ function upsertStatement(docs: DocumentWrite[], indexed: boolean) {
       ${col((d) => d.quality.design)}::smallint[], ${col((d) => d.quality.recency)}::smallint[],
       ${col((d) => d.quality.journal)}::smallint[], ${col((d) => d.quality.human)}::smallint[],
       ${col((d) => d.quality.total)}::smallint[],
-      ${arrayParam(records.starts)}::int[], ${arrayParam(records.lengths)}::int[], ${col((d) => d.contentHash)}::text[])
+      ${arrayParam(records.starts)}::int[], ${arrayParam(records.lengths)}::int[],
+      ${col((d) => d.contentHash)}::text[])
       as u(pmid, t_start, t_length, a_start, a_length, journal, journal_iso, issn, eissn, nlm_id,
         doi, pmcid, pub_types, mesh, citation_subsets, languages, pdat, pdat_year, edat, lr,
         is_retracted, quality_design, quality_recency, quality_journal, quality_human,

@@ -34,7 +34,7 @@ export function packBytes(parts: readonly Uint8Array[]): {
 /** What an element of an array parameter may be (a Buffer goes whole: packBytes). */
 export type ArrayElement = string | number | boolean | null | undefined;
 
-/** Text Postgres reads unquoted in an array literal as itself: no delimiter, quote or space; not NULL. */
+/** Text an array literal reads unquoted as itself: no delimiter, quote or space; not NULL. */
 const BARE = /^(?!null$)[\w.:+\-/@]+$/i;
 
 /**
