@@ -92,6 +92,8 @@ describe("markup the recorded replies rarely use", () => {
     ["a '<' in an attribute value", '<i title="a < b">t</i>'],
     ["HTML's named entities (sax knows them)", "a&nbsp;b &eacute;"],
     ["an empty element", "a<br/>b<br />c"],
+    ["attributes over lines, spaced around '='", "<i  title = \"a\"\n\tlang='b' >t</i >"],
+    ["end tags with whitespace around the name", "<i>t</i\n><b>u</ b>"],
   ])("%s", (_what, inner) => {
     const xml = wrap(
       inner,
@@ -105,6 +107,11 @@ describe("markup the recorded replies rarely use", () => {
     ["a bare ampersand", "a & b"],
     ["a mismatched end tag", "<i>a</b>"],
     ["an unclosed CDATA section", "<![CDATA[ a"],
+    ["an unquoted attribute value", "<i title=a>t</i>"],
+    ["an attribute without a value", "<i title>t</i>"],
+    ["attributes with no space between them", '<i a="1"b="2">t</i>'],
+    ["an end tag naming more than the element", "<i>t</i b>"],
+    ["a tag that never ends", '<i title="a" t</i>'],
   ])("rejects %s, as xml2js does", (_what, inner) => {
     const xml = wrap(inner);
     expect(() => parseEFetch(xml)).toThrow(UpstreamError);
