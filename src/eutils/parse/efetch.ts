@@ -111,10 +111,10 @@ function journalArticle(record: XmlNode): Article {
     "CommentsCorrections",
   ).flatMap(commentCorrection);
   const issns = elements(journal, "ISSN");
-  const issnOf = (type: string) => text(issns.find((i) => attr(i, "IssnType") === type));
-  const eissn = issnOf("Electronic");
+  const eissn = issnOf(issns, "Electronic");
   // A lone ISSN of unknown type is most likely the print one.
-  const issn = issnOf("Print") ?? (issns.length === 1 && eissn === null ? text(issns[0]) : null);
+  const issn =
+    issnOf(issns, "Print") ?? (issns.length === 1 && eissn === null ? text(issns[0]) : null);
   const idList = element(data, "ArticleIdList");
   return {
     pmid: text(element(citation, "PMID")) ?? "",
@@ -148,6 +148,10 @@ function journalArticle(record: XmlNode): Article {
     languages: texts(article, "Language"),
     recordType: "PubmedArticle",
   };
+}
+
+function issnOf(issns: XmlNode[], type: string): string | null {
+  return text(issns.find((i) => attr(i, "IssnType") === type));
 }
 
 /**
@@ -353,9 +357,16 @@ function articleDatesOf(
   history: XmlNode | undefined,
   dateRevised: XmlNode | undefined,
 ): ArticleDates {
-  const pubStatus = (status: string) =>
-    isoUtc(elements(history, "PubMedPubDate").find((d) => attr(d, "PubStatus") === status));
-  return { edat: pubStatus("entrez"), lr: isoUtc(dateRevised), pubmed: pubStatus("pubmed") };
+  const dates = elements(history, "PubMedPubDate");
+  return {
+    edat: isoUtc(pubMedPubDate(dates, "entrez")),
+    lr: isoUtc(dateRevised),
+    pubmed: isoUtc(pubMedPubDate(dates, "pubmed")),
+  };
+}
+
+function pubMedPubDate(dates: XmlNode[], status: string): XmlNode | undefined {
+  return dates.find((d) => attr(d, "PubStatus") === status);
 }
 
 /**
@@ -364,12 +375,11 @@ function articleDatesOf(
  * date (30 February is null, not 2 March).
  */
 function isoUtc(date: XmlNode | undefined): string | null {
-  const part = (name: string) => text(element(date, name));
   return utcMinute(
-    Number(part("Year")),
-    Number(monthNumber(part("Month") ?? "1") ?? NaN),
-    Number(part("Day") ?? "1"),
-    Number(part("Hour") ?? "0"),
-    Number(part("Minute") ?? "0"),
+    Number(text(element(date, "Year"))),
+    Number(monthNumber(text(element(date, "Month")) ?? "1") ?? NaN),
+    Number(text(element(date, "Day")) ?? "1"),
+    Number(text(element(date, "Hour")) ?? "0"),
+    Number(text(element(date, "Minute")) ?? "0"),
   );
 }
