@@ -208,14 +208,16 @@ class Reader {
       if (start === at) break;
       const end = nameEnd(xml, start, true);
       if (end === start) break;
-      let eq = spaceEnd(xml, end);
-      if (xml.charCodeAt(eq) !== 61) break; // =
-      eq = spaceEnd(xml, eq + 1);
-      const quote = xml.charCodeAt(eq);
+      const equals = spaceEnd(xml, end);
+      if (xml.charCodeAt(equals) !== 61) break; // =
+      const open = spaceEnd(xml, equals + 1);
+      const quote = xml.charCodeAt(open);
       if (quote !== 34 && quote !== 39) break; // " or '
-      const close = xml.indexOf(quote === 34 ? '"' : "'", eq + 1);
+      const close = xml.indexOf(quote === 34 ? '"' : "'", open + 1);
       if (close < 0) break;
-      (node.$ ??= {})[xml.slice(start, end)] = decodeEntities(this.utf8(xml.slice(eq + 1, close)));
+      (node.$ ??= {})[xml.slice(start, end)] = decodeEntities(
+        this.utf8(xml.slice(open + 1, close)),
+      );
       at = close + 1;
     }
     at = spaceEnd(xml, at);
