@@ -12,6 +12,7 @@ import { log } from "../log.js";
 import { markAbandonedJobs } from "./abandoned.js";
 import { acquireDirLock } from "./file-lock.js";
 import { migrationProvider } from "./migrations/index.js";
+import { pipelined } from "./pglite-pipeline.js";
 import { startPglite } from "./pglite-template.js";
 import { YieldAfterStatement, afterStatement } from "./yield-plugin.js";
 import type { Database } from "./schema.js";
@@ -206,7 +207,11 @@ async function openPglite(opts: OpenStoreOptions): Promise<Store> {
     });
     // One PGlite instance is one session: a pool of exactly one client that is never ended
     // (ending it would end the shared connection object).
-    const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, idleTimeoutMillis: 0 });
+    const pool = new pg.Pool({
+      ...createPgConfig(pipelined(pglite)),
+      max: 1,
+      idleTimeoutMillis: 0,
+    });
     const db = new Kysely<Database>({
       dialect: new PostgresDialect({ pool }),
       plugins: [new YieldAfterStatement()],
