@@ -5,14 +5,15 @@
  */
 import { isoDateTime } from "../eutils/dates.js";
 import { getCorpus } from "../state.js";
+import { checkpointsModule, docsModule } from "./modules.js";
 
 /** What resource://pubmed/corpus shows. */
 export async function corpusSummary() {
   const corpus = await getCorpus();
   const db = corpus.store.db;
   // One after the other, as Jest's ESM loader cannot link modules two concurrent imports share.
-  const { listCheckpoints } = await import("../store/checkpoints.js");
-  const { countChunks, countDocuments } = await import("../store/docs.js");
+  const { listCheckpoints } = await checkpointsModule();
+  const { countChunks, countDocuments } = await docsModule();
   const [documents, vectors, checkpoints] = await Promise.all([
     countDocuments(db),
     corpus.vectors.count(),
@@ -60,7 +61,7 @@ export async function pmidsStartingWith(prefix: string, limit: number): Promise<
 export async function paperVersions(pmids: string[]): Promise<Record<string, number | null>> {
   const out: Record<string, number | null> = Object.fromEntries(pmids.map((p) => [p, null]));
   const { store } = await getCorpus();
-  const { getDocuments } = await import("../store/docs.js");
+  const { getDocuments } = await docsModule();
   for (const d of await getDocuments(store.db, pmids)) out[d.pmid] = d.version;
   return out;
 }

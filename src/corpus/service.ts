@@ -2,14 +2,15 @@
  * The corpus operations behind the corpus tools, CLI and resources, on the state's stores.
  *
  * The store, sync and search modules (Kysely and about 300 modules with it) are imported when an
- * operation first runs, next to opening the stores, so registering the corpus tools costs a
- * server's start-up nothing (issue 11; __tests__/startup/lazy-modules.test.ts).
+ * operation first runs (./modules.ts), next to opening the stores, so registering the corpus tools
+ * costs a server's start-up nothing (issue 11; __tests__/startup/lazy-modules.test.ts).
  */
 import { EmbeddingsError, NotFoundError } from "../errors.js";
 import { isoDateTime, isoDay } from "../eutils/dates.js";
 import { getCorpus, getEutils } from "../state.js";
 import type { StoredDocument } from "../store/docs.js";
 import type { JobStatus } from "../store/schema.js";
+import { checkpointsModule, docsModule, jobsModule, searchModule, syncModule } from "./modules.js";
 import type { Corpus } from "./runtime.js";
 import type { RagResult } from "./search.js";
 import type { SyncInput, SyncResult } from "./sync.js";
@@ -29,7 +30,7 @@ export async function runSync(
 ): Promise<SyncResult> {
   const corpus = await getCorpus();
   assertCompatible(corpus, "sync");
-  const { syncDelta } = await import("./sync.js");
+  const { syncDelta } = await syncModule();
   return syncDelta({ ...corpus, eutils: getEutils(), ...opts }, input);
 }
 
@@ -41,7 +42,7 @@ export async function searchCorpus(
 ): Promise<{ results: RagResult[] }> {
   const corpus = await getCorpus();
   assertCompatible(corpus, "search");
-  const { ragSearch } = await import("./search.js");
+  const { ragSearch } = await searchModule();
   return { results: await ragSearch({ ...corpus, signal }, { query, topK, qualityBias }) };
 }
 
@@ -78,7 +79,7 @@ export function toPaper(d: StoredDocument): Paper {
 
 export async function getPaper(pmid: string): Promise<Paper> {
   const { store } = await getCorpus();
-  const { getDocument } = await import("../store/docs.js");
+  const { getDocument } = await docsModule();
   const doc = await getDocument(store.db, pmid);
   if (!doc) {
     throw new NotFoundError(
@@ -108,8 +109,8 @@ export interface CheckpointView {
 
 export async function readCheckpoint(queryKey: string): Promise<CheckpointView> {
   const { store } = await getCorpus();
-  const { getCheckpoint } = await import("../store/checkpoints.js");
-  const { listJobs } = await import("../store/jobs.js");
+  const { getCheckpoint } = await checkpointsModule();
+  const { listJobs } = await jobsModule();
   const cp = await getCheckpoint(store.db, queryKey);
   const [job] = await listJobs(store.db, { queryKey, limit: 1 });
   return {
@@ -134,7 +135,7 @@ export async function writeCheckpoint(
   lastEdat: string,
 ): Promise<{ ok: boolean }> {
   const { store } = await getCorpus();
-  const { setCheckpointManual } = await import("../store/checkpoints.js");
+  const { setCheckpointManual } = await checkpointsModule();
   await setCheckpointManual(store.db, queryKey, lastEdat, "set with corpus_checkpoint_set");
   return { ok: true };
 }
