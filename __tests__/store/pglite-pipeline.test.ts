@@ -1,25 +1,32 @@
 /**
  * PGlite's protocol messages pipelined (src/store/pglite-pipeline.ts): node-postgres on a real
- * in-memory PGlite gets the same rows and the same errors as through PGlite's adapter alone, in
- * one call into PGlite per statement instead of one per message, and its session stays usable
- * after a statement fails.
+ * in-memory PGlite gets the same rows, types and errors as through PGlite's adapter alone, in one
+ * call into PGlite per statement instead of one per message; its session stays usable after a
+ * statement fails, and PGlite's own query API still answers after it.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
 import { PGlite } from "@electric-sql/pglite";
 import { createPgConfig } from "@electric-sql/pglite/node-postgres";
 import pg from "pg";
+import { serialize } from "pg-protocol";
 import { pipelined } from "../../src/store/pglite-pipeline.js";
 
 let pglite: PGlite;
-/** The first byte (message type) of each buffer handed to PGlite. */
+/** The first byte (message type) of each buffer handed to PGlite to run. */
 let calls: number[] = [];
 
 beforeAll(async () => {
   pglite = await PGlite.create();
-  const real = pglite.execProtocolStream.bind(pglite);
+  // The adapter alone calls execProtocolStream; the pipeline execProtocolRawStream.
+  const stream = pglite.execProtocolStream.bind(pglite);
   pglite.execProtocolStream = (message, opts) => {
     calls.push(message[0] ?? -1);
-    return real(message, opts);
+    return stream(message, opts);
+  };
+  const raw = pglite.execProtocolRawStream.bind(pglite);
+  pglite.execProtocolRawStream = (message, opts) => {
+    calls.push(message[0] ?? -1);
+    return raw(message, opts);
   };
 }, 60_000);
 
@@ -62,12 +69,70 @@ describe.each([
     expect((await pool.query(QUERY)).rows).toEqual([{ n: 42, t: "x" }]);
   });
 
+  it("reads rows of many types, NULLs, multi-byte text and large values", async () => {
+    const big = "é".repeat(200_000); // 400 KB of UTF-8: more than one chunk of PGlite's output
+    const res = await pool.query(
+      `select g as n, g::float8 / 4 as f, g % 2 = 0 as even, null::text as nothing,
+         array[g, g + 1] as arr, '{"a": [1, "ü"]}'::jsonb as doc, 'Ωμέγα 🧬'::text as word,
+         '2024-01-02'::date as day, case when g = 3 then $1::text end as large
+       from generate_series(1, 3) g order by g`,
+      [big],
+    );
+    expect(res.rows).toHaveLength(3);
+    expect(res.rows[0]).toEqual({
+      n: 1,
+      f: 0.25,
+      even: false,
+      nothing: null,
+      arr: [1, 2],
+      doc: { a: [1, "ü"] },
+      word: "Ωμέγα 🧬",
+      day: expect.any(Date) as unknown,
+      large: null,
+    });
+    expect((res.rows[2] as { large: string }).large).toBe(big);
+    expect(res.fields.map((f) => f.name)).toEqual([
+      ...["n", "f", "even", "nothing", "arr", "doc", "word", "day", "large"],
+    ]);
+  });
+
+  it("reports the row count of a write and a constraint's error", async () => {
+    await pool.query(`create temp table if not exists t_${tag} (id int primary key)`);
+    await pool.query(`truncate t_${tag}`);
+    const ins = await pool.query(`insert into t_${tag} select generate_series(1, 5)`);
+    expect(ins.rowCount).toBe(5);
+    await expect(pool.query(`insert into t_${tag} values (1)`)).rejects.toMatchObject({
+      code: "23505",
+      constraint: `t_${tag}_pkey`,
+    });
+  });
+
   it("prepares a named statement once and runs it again", async () => {
     const named = { name: `named_${tag}`, ...QUERY };
     expect((await pool.query(named)).rows).toEqual([{ n: 42, t: "x" }]);
     calls = [];
     expect((await pool.query({ ...named, values: [1, "y"] })).rows).toEqual([{ n: 2, t: "y" }]);
     expect(calls[0]).toBe(BIND);
+  });
+});
+
+describe("PGlite's own API after pipelined statements", () => {
+  it("query() and execProtocol() return their replies", async () => {
+    const piped = poolOn(pipelined(pglite));
+    try {
+      expect((await piped.query(QUERY)).rows).toEqual([{ n: 42, t: "x" }]);
+      // Where the raw stream's output handler stayed installed, these replies went to it.
+      const { messages } = await pglite.execProtocol(serialize.query("select 8 as n"));
+      expect(messages.map((m) => m.name)).toEqual([
+        "rowDescription",
+        "dataRow",
+        "commandComplete",
+        "readyForQuery",
+      ]);
+      expect((await pglite.query<{ n: number }>("select 7 as n")).rows).toEqual([{ n: 7 }]);
+    } finally {
+      await piped.end();
+    }
   });
 });
 
