@@ -12,8 +12,9 @@
  *
  * The replies are then parsed by pg-protocol, the parser node-postgres uses on a socket (its
  * messages are what its client expects), instead of PGlite's own, which copies every field of
- * every row into an ArrayBuffer of its own before decoding it: with 8 `rag_search` callers, that
- * parse was the corpus worker's largest single cost (about 0.15 ms of a 10-row read).
+ * every row into an ArrayBuffer of its own before decoding it: about 0.2 ms of the corpus
+ * worker's time for each `rag_search`'s 10-row payload read (bench/README.md, late night of
+ * 2026-11-28).
  */
 import type { PGlite } from "@electric-sql/pglite";
 import { Parser } from "pg-protocol/dist/parser.js";
