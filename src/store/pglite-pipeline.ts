@@ -69,8 +69,8 @@ async function replies(pglite: PGlite, message: Uint8Array, syncToFs: boolean): 
       onRawData: (data) => output.push(Buffer.from(data)),
     });
   } finally {
-    // PGlite 0.5 leaves the raw stream's handler installed, where its own query() and exec()
-    // (and close()) would send their output; execProtocol puts its default one back.
+    // PGlite 0.5 leaves the raw stream's handler installed, where its own execProtocol (close()
+    // uses it) would send its output; execProtocol itself puts the default one back after.
     await pglite.execProtocol(TERMINATE, { syncToFs: false });
   }
   if (syncToFs) await pglite.syncToFs();
