@@ -2,8 +2,9 @@
  * What the entry point does before it imports the server, so that a process start costs less
  * (issue 11 item 7: a stdio server's first `initialize` reply and idle RSS):
  *
- * - Node's on-disk compile cache (as npm and tsc use): later starts reuse the V8 code of the
- *   modules compiled before, in `$TMPDIR/node-compile-cache` (or `NODE_COMPILE_CACHE`; none with
+ * - Node's on-disk compile cache (as npm and tsc use), in this thread and the worker threads:
+ *   later starts reuse the V8 code of the modules compiled before, in
+ *   `$TMPDIR/node-compile-cache` (or `NODE_COMPILE_CACHE`; none with
  *   `NODE_DISABLE_COMPILE_CACHE=1`). A cache that cannot be written is skipped silently.
  * - fastmcp imports mcp-proxy (700 KB of bundle plus a second copy of the MCP SDK: about a
  *   quarter of start-up CPU and 25 MB of RSS) only for `FastMCP.start`'s HTTP server, which this
@@ -44,7 +45,17 @@ function deferMcpProxy(): void {
   });
 }
 
+/**
+ * Enables the compile cache in this thread and, through NODE_COMPILE_CACHE (which a worker thread
+ * reads as it starts), in the threads it starts: the corpus worker loads most of the server's code
+ * (the stores, PGlite's JavaScript, sync, search) and `enableCompileCache` covers only its caller.
+ */
+function enableCompileCache(): void {
+  const { directory } = module.enableCompileCache?.() ?? {};
+  if (directory !== undefined) process.env.NODE_COMPILE_CACHE ??= directory;
+}
+
 export function prepareStartup(): void {
-  module.enableCompileCache?.();
+  enableCompileCache();
   deferMcpProxy();
 }
