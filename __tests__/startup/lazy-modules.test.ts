@@ -8,9 +8,12 @@
  * what this saves.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { onUtility, startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
@@ -147,4 +150,46 @@ describe("stdio start-up", () => {
       loadedOf(urls).filter((p) => ["@electric-sql/pglite", "kysely", "pg", "usearch"].includes(p)),
     ).toEqual([]);
   }, 60_000);
+});
+
+describe("the corpus worker's embedder", () => {
+  // The worker creates the configured embedder as it opens the corpus; the Cohere SDK costs
+  // a quarter of a second of CPU to import, so it loads with the first request to Cohere.
+  it("loads the Cohere SDK at the first request, not when an embedder is created", async () => {
+    const logFile = join(work, "embedder.modules");
+    const embeddings = pathToFileURL(join(REPO_DIR, "src", "embeddings", "index.ts")).href;
+    const script = `
+      import { appendFileSync } from "node:fs";
+      import { CohereEmbedder, createEmbedder } from ${JSON.stringify(embeddings)};
+      createEmbedder({ provider: "none" });
+      createEmbedder({ provider: "hash" });
+      const cohere = new CohereEmbedder({
+        apiKey: "k", baseUrl: "http://127.0.0.1:9", model: "embed-v4.0", maxRetries: 0,
+      });
+      appendFileSync(process.env.MODULE_LOG, "-- first request\\n");
+      const failed = await cohere.embedQuery("q").then(() => "answered", (e) => e.constructor.name);
+      console.log(failed);
+    `;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "--import",
+        join(REPO_DIR, "__tests__", "helpers", "module-log.mjs"),
+        "--input-type=module",
+        "--eval",
+        script,
+      ],
+      { cwd: REPO_DIR, env: { ...process.env, MODULE_LOG: logFile }, timeout: 60_000 },
+    );
+    // Nothing listens on port 9: the request fails, after loading the SDK to make it.
+    expect(stdout.trim()).toBe("EmbeddingsError");
+    const lines = readFileSync(logFile, "utf8").split("\n");
+    const mark = lines.indexOf("-- first request");
+    const cohereAt = lines.findIndex((u) => DEFERRED["cohere-ai"].test(u));
+    expect(mark).toBeGreaterThan(0);
+    expect(lines.slice(0, mark).some((u) => u.includes("/src/embeddings/cohere.ts"))).toBe(true);
+    expect(cohereAt).toBeGreaterThan(mark);
+  }, 90_000);
 });

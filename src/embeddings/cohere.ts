@@ -4,8 +4,12 @@
  * network failures with exponential backoff (honouring Retry-After), fail fast on anything else,
  * and always end in an EmbeddingsError whose message says what to do. The API key never appears
  * in a message: those we build never include it, and upstream text is scrubbed of it.
+ *
+ * The SDK loads with the first request, not with this module: the corpus worker creates the
+ * configured embedder as it opens, and importing the SDK cost that thread 0.25–0.35 s of CPU on a
+ * 2-core machine, compile cache or not, in a server that may never call Cohere.
  */
-import { CohereClientV2, CohereError } from "cohere-ai";
+import type { CohereClientV2 } from "cohere-ai";
 import { EmbeddingsError } from "../errors.js";
 import { sleep } from "../sleep.js";
 import { FETCH_FAILED, fetchWithoutRejections } from "./cohere-fetch.js";
@@ -52,13 +56,18 @@ interface Failure {
 }
 
 const MAX_BACKOFF_MS = 20_000;
+
+type Sdk = typeof import("cohere-ai");
+let sdk: Promise<Sdk> | undefined;
+/** The SDK, imported at the first request (then the same promise). */
+const loadSdk = (): Promise<Sdk> => (sdk ??= import("cohere-ai"));
 /** health() probes Cohere at most this often; /readyz may be polled every few seconds. */
 const HEALTH_TTL_MS = 60_000;
 
 export class CohereEmbedder implements Embedder {
   readonly provider = "cohere" as const;
   readonly model: string;
-  readonly #client: CohereClientV2;
+  #client: Promise<{ client: CohereClientV2; sdk: Sdk }> | undefined;
   readonly #apiKey: string;
   readonly #baseUrl: string;
   readonly #timeoutMs: number;
@@ -80,14 +89,21 @@ export class CohereEmbedder implements Embedder {
     this.#concurrency = Math.max(1, opts.concurrency ?? 2);
     this.#dimension = KNOWN_DIMENSIONS[opts.model];
     this.#outputDimension = opts.model.startsWith("embed-v4") ? this.#dimension : undefined;
-    this.#client = new CohereClientV2({
-      token: opts.apiKey,
-      baseUrl: this.#baseUrl,
-      maxRetries: 0,
-      // A backstop only: each request carries our own timeout signal (see #embedBatch).
-      timeoutInSeconds: this.#timeoutMs / 1000 + 5,
-      fetch: fetchWithoutRejections,
-    });
+  }
+
+  /** The SDK's client, made at the first request. */
+  #sdkClient(): Promise<{ client: CohereClientV2; sdk: Sdk }> {
+    return (this.#client ??= loadSdk().then((sdk) => ({
+      sdk,
+      client: new sdk.CohereClientV2({
+        token: this.#apiKey,
+        baseUrl: this.#baseUrl,
+        maxRetries: 0,
+        // A backstop only: each request carries our own timeout signal (see #embedBatch).
+        timeoutInSeconds: this.#timeoutMs / 1000 + 5,
+        fetch: fetchWithoutRejections,
+      }),
+    })));
   }
 
   get dimension(): number {
@@ -157,11 +173,13 @@ export class CohereEmbedder implements Embedder {
   /** One request: the vectors, or why it failed. A caller's abort is rethrown as is. */
   async #attempt(texts: string[], inputType: InputType, signal?: AbortSignal) {
     signal?.throwIfAborted();
+    const { client, sdk } = await this.#sdkClient();
+    signal?.throwIfAborted();
     // Our own timeout: the SDK reports its timeouts as generic errors on Node's fetch.
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), this.#timeoutMs);
     try {
-      const res = await this.#client.embed(
+      const res = await client.embed(
         {
           model: this.model,
           texts,
@@ -179,7 +197,7 @@ export class CohereEmbedder implements Embedder {
     } catch (err) {
       signal?.throwIfAborted();
       if (err instanceof EmbeddingsError) throw err;
-      if (!timeout.signal.aborted) return this.#classify(err);
+      if (!timeout.signal.aborted) return this.#classify(err, sdk);
       return {
         retryable: true,
         status: null,
@@ -206,7 +224,7 @@ export class CohereEmbedder implements Embedder {
     return vectors;
   }
 
-  #classify(err: unknown): Failure {
+  #classify(err: unknown, { CohereError }: Sdk): Failure {
     if (!(err instanceof CohereError)) {
       return {
         retryable: false,
