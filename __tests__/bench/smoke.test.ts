@@ -116,6 +116,8 @@ describe("npm run bench", () => {
       "startup.current.idle_rss_mb",
       "startup.current_vs_bare.initialize",
       "startup.current_cold_vs_bare.cpu",
+      "startup.current.first_corpus_call_ms",
+      "startup.current.first_corpus_call_cpu_ms",
       "open.template.cpu_ms",
       "open.initdb.peak_rss_mb",
       "lexical.300.server.concurrency_scaling",

@@ -4,6 +4,10 @@
  * /proc/<pid>/stat), and its resident set one second later (VmRSS), next to the smallest
  * stdio server the MCP SDK makes (startup-bare-server.mjs), all as plain `node <file>`.
  *
+ * For pubmed-mcp, after that: a first corpus call (`corpus_checkpoint_get`), which starts the
+ * corpus worker and opens the store the data directory holds (a restart's first corpus call: the
+ * untimed start made the store), timed from the request to its reply, with the CPU it took.
+ *
  * Variants, each started once untimed and then `REPS` times in rotating order:
  * - `bare`: the SDK yardstick;
  * - `current`: the working tree compiled into a temporary folder (bench/lib/builds.ts) with its
@@ -44,6 +48,8 @@ interface Sample {
   ms: number;
   cpuMs: number;
   rssMb: number;
+  /** The first corpus call, from its request to its reply (pubmed-mcp only). */
+  corpus?: { ms: number; cpuMs: number };
 }
 
 interface Variant {
@@ -52,7 +58,17 @@ interface Variant {
   script: string;
   /** The TMPDIR the server sees (its compile cache lives there); a fresh one per start if null. */
   tmp: string | null;
+  /** Also time a first corpus call (pubmed-mcp; the bare server has no corpus). */
+  corpus: boolean;
 }
+
+const INITIALIZED = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`;
+const CORPUS_CALL = `${JSON.stringify({
+  jsonrpc: "2.0",
+  id: 2,
+  method: "tools/call",
+  params: { name: "corpus_checkpoint_get", arguments: { query_key: "bench" } },
+})}\n`;
 
 function clockTicks(): number {
   try {
@@ -71,7 +87,11 @@ function cpuOfPidMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S;
 }
 
-async function startOnce(script: string, env: Record<string, string>): Promise<Sample> {
+async function startOnce(
+  script: string,
+  env: Record<string, string>,
+  corpus: boolean,
+): Promise<Sample> {
   const started = performance.now();
   const child = spawn(process.execPath, [script], {
     cwd: REPO_DIR,
@@ -82,22 +102,44 @@ async function startOnce(script: string, env: Record<string, string>): Promise<S
   const exited = new Promise<number | null>((res) => child.once("close", res));
   let stderr = "";
   child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
-  try {
-    const reply = new Promise<{ ms: number; cpuMs: number }>((resolve, reject) => {
-      let out = "";
-      child.stdout.on("data", (d: Buffer) => {
-        out += d.toString();
-        if (!out.includes("\n") || !/"id"\s*:\s*1\b/.test(out)) return;
-        resolve({ ms: performance.now() - started, cpuMs: cpuOfPidMs(child.pid ?? -1) });
+  // Each reply line, by its id: when it came (ms since spawn) and the CPU used by then.
+  type Reply = { ms: number; cpuMs: number; isError: boolean };
+  const replies = new Map<number, (reply: Reply) => void>();
+  let out = "";
+  child.stdout.on("data", (d: Buffer) => {
+    out += d.toString();
+    for (let nl = out.indexOf("\n"); nl >= 0; nl = out.indexOf("\n")) {
+      const msg = JSON.parse(out.slice(0, nl)) as { id?: number; result?: { isError?: boolean } };
+      out = out.slice(nl + 1);
+      replies.get(msg.id ?? -1)?.({
+        ms: performance.now() - started,
+        cpuMs: cpuOfPidMs(child.pid ?? -1),
+        isError: msg.result?.isError === true,
       });
+    }
+  });
+  const reply = (id: number, request: string) =>
+    new Promise<Reply>((resolve, reject) => {
+      replies.set(id, resolve);
       void exited.then((code) => reject(new Error(`${script} exited (${code}): ${stderr}`)));
+      child.stdin.write(request);
     });
-    child.stdin.write(INITIALIZE);
-    const { ms, cpuMs } = await reply;
+  try {
+    const { ms, cpuMs } = await reply(1, INITIALIZE);
     await sleep(IDLE_MS);
     const rssMb = rssOfPidMb(child.pid ?? -1);
     if (rssMb === null) throw new Error("no /proc/<pid>/status: the startup section needs Linux");
-    return { ms, cpuMs, rssMb };
+    if (!corpus) return { ms, cpuMs, rssMb };
+    child.stdin.write(INITIALIZED);
+    const sent = { ms: performance.now() - started, cpuMs: cpuOfPidMs(child.pid ?? -1) };
+    const answered = await reply(2, CORPUS_CALL);
+    if (answered.isError) throw new Error(`${script}: the first corpus call failed: ${stderr}`);
+    return {
+      ms,
+      cpuMs,
+      rssMb,
+      corpus: { ms: answered.ms - sent.ms, cpuMs: answered.cpuMs - sent.cpuMs },
+    };
   } finally {
     child.stdin.end();
     const stop = setTimeout(() => child.kill("SIGKILL"), 10_000);
@@ -116,7 +158,13 @@ export async function startupSection(opts: BenchOptions): Promise<SectionResult>
   const work = mkdtempSync(join(tmpdir(), "pmcp-bench-startup-"));
   try {
     const variants: Variant[] = [
-      { key: "bare", label: "bare MCP SDK stdio server", script: BARE, tmp: join(work, "tmp") },
+      {
+        key: "bare",
+        label: "bare MCP SDK stdio server",
+        script: BARE,
+        tmp: join(work, "tmp"),
+        corpus: false,
+      },
     ];
     const baseline = process.env.BENCH_STARTUP_BASELINE;
     if (baseline) {
@@ -126,6 +174,7 @@ export async function startupSection(opts: BenchOptions): Promise<SectionResult>
         label: `pubmed-mcp at ${baseline}`,
         script,
         tmp: join(work, "tmp"),
+        corpus: true,
       });
     }
     const current = buildWorkingTree(join(work, "current"));
@@ -135,12 +184,14 @@ export async function startupSection(opts: BenchOptions): Promise<SectionResult>
         label: "pubmed-mcp (working tree), warm compile cache",
         script: current,
         tmp: join(work, "tmp"),
+        corpus: true,
       },
       {
         key: "current_cold",
         label: "pubmed-mcp (working tree), empty compile cache",
         script: current,
         tmp: null,
+        corpus: true,
       },
     );
     mkdirSync(join(work, "tmp"));
@@ -158,14 +209,14 @@ export async function startupSection(opts: BenchOptions): Promise<SectionResult>
         NCBI_EUTILS_BASE_URL: "http://127.0.0.1:9/entrez/eutils",
       };
     };
-    for (const v of variants) await startOnce(v.script, envFor(v)); // warm-up, untimed
+    for (const v of variants) await startOnce(v.script, envFor(v), v.corpus); // untimed
     const samples = new Map<string, Sample[]>(variants.map((v) => [v.key, []]));
     const reps = REPS[opts.mode];
     for (let rep = 0; rep < reps; rep++) {
       // Rotating the order spreads a drifting machine load over every variant alike.
       for (let i = 0; i < variants.length; i++) {
         const v = variants[(rep + i) % variants.length]!;
-        samples.get(v.key)!.push(await startOnce(v.script, envFor(v)));
+        samples.get(v.key)!.push(await startOnce(v.script, envFor(v), v.corpus));
       }
     }
     const of = (key: string, pick: (s: Sample) => number) => (samples.get(key) ?? []).map(pick);
@@ -188,6 +239,21 @@ export async function startupSection(opts: BenchOptions): Promise<SectionResult>
           `${v.label}: idle RSS 1 s after the reply`,
           "MB",
           of(v.key, (s) => s.rssMb),
+        ),
+      );
+      if (!v.corpus) continue;
+      section.figures.push(
+        figure(
+          `startup.${v.key}.first_corpus_call_ms`,
+          `${v.label}: first corpus call (worker start, store open), request to reply`,
+          "ms",
+          of(v.key, (s) => s.corpus?.ms ?? NaN),
+        ),
+        figure(
+          `startup.${v.key}.first_corpus_call_cpu_ms`,
+          `${v.label}: CPU of the first corpus call`,
+          "ms",
+          of(v.key, (s) => s.corpus?.cpuMs ?? NaN),
         ),
       );
     }
@@ -214,8 +280,29 @@ export async function startupSection(opts: BenchOptions): Promise<SectionResult>
     compare("current_cold", "bare", "pubmed-mcp, first start, vs the bare SDK server");
     compare("baseline", "bare", "the baseline vs the bare SDK server");
     compare("current", "baseline", "pubmed-mcp vs the baseline");
+    if (samples.has("baseline")) {
+      for (const [suffix, label, pick] of [
+        ["first_corpus_call", "first corpus call", (s: Sample) => s.corpus?.ms ?? NaN],
+        [
+          "first_corpus_call_cpu",
+          "CPU of the first corpus call",
+          (s: Sample) => s.corpus?.cpuMs ?? NaN,
+        ],
+      ] as const) {
+        section.ratios.push(
+          ratio(
+            `startup.current_vs_baseline.${suffix}`,
+            `pubmed-mcp vs the baseline: ${label}`,
+            "current ÷ baseline, same repetition",
+            of("current", pick),
+            of("baseline", pick),
+          ),
+        );
+      }
+    }
     section.notes.push(
       `Each server runs as plain \`node <main.js>\` over stdio; CPU is user + system time from /proc/<pid>/stat (${1000 / TICKS_PER_S} ms resolution) when the reply arrives; ${reps} starts per variant after one untimed start each.`,
+      "The first corpus call (corpus_checkpoint_get) is sent after the idle RSS is read; its store is the one an earlier start made in the same data directory (a restart), in the default configuration (embedded store, EMBEDDINGS_PROVIDER=none).",
       "The bare server is one McpServer with one zod-typed tool (bench/sections/startup-bare-server.mjs), without Node's compile cache; pubmed-mcp enables the cache itself (src/startup).",
       ...(baseline
         ? [`Baseline: ${baseline}, built from git archive the same way as the working tree.`]
