@@ -82,7 +82,7 @@ describeEachBackend("storing a sync batch", (kind) => {
 
   async function fresh(dimension: number): Promise<void> {
     await resetStore(t.store);
-    vectors = createVectorStore(
+    vectors = await createVectorStore(
       { vectorStore: "pgvector", qdrant: { url: undefined, apiKey: undefined, collection: "x" } },
       t.store,
     );
@@ -251,7 +251,7 @@ describeEachBackend("storing a sync batch", (kind) => {
 
   it("an adapter that has not read its tables yet reads them inside the batch's transaction", async () => {
     // On PGlite a read outside the transaction would wait for its one connection until commit.
-    vectors = createVectorStore(
+    vectors = await createVectorStore(
       { vectorStore: "pgvector", qdrant: { url: undefined, apiKey: undefined, collection: "x" } },
       t.store,
     );

@@ -152,44 +152,78 @@ describe("stdio start-up", () => {
   }, 60_000);
 });
 
-describe("the corpus worker's embedder", () => {
-  // The worker creates the configured embedder as it opens the corpus; the Cohere SDK costs
-  // a quarter of a second of CPU to import, so it loads with the first request to Cohere.
+/**
+ * Runs `script` (an ES module) under the module recorder; returns its stdout and the modules it
+ * loaded before and after the line `-- mark` it appends to the log (process.env.MODULE_LOG).
+ */
+async function loadedAroundMark(
+  name: string,
+  script: string,
+): Promise<{ stdout: string; before: string[]; after: string[] }> {
+  const logFile = join(work, `${name}.modules`);
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "--import",
+      join(REPO_DIR, "__tests__", "helpers", "module-log.mjs"),
+      "--input-type=module",
+      "--eval",
+      script,
+    ],
+    { cwd: REPO_DIR, env: { ...process.env, MODULE_LOG: logFile }, timeout: 60_000 },
+  );
+  const lines = readFileSync(logFile, "utf8").split("\n");
+  const mark = lines.indexOf("-- mark");
+  expect(mark).toBeGreaterThan(0);
+  return { stdout: stdout.trim(), before: lines.slice(0, mark), after: lines.slice(mark + 1) };
+}
+
+const srcUrl = (...path: string[]) =>
+  JSON.stringify(pathToFileURL(join(REPO_DIR, "src", ...path)).href);
+const MARK = `(await import("node:fs")).appendFileSync(process.env.MODULE_LOG, "-- mark\\n");`;
+
+// The corpus worker creates the configured embedder and vector store as it opens the corpus. The
+// Cohere SDK costs it a quarter of a second of CPU to import, Qdrant's client a tenth: each loads
+// only when it is used (Cohere) or configured (Qdrant).
+describe("the corpus worker's embedder and vector store", () => {
   it("loads the Cohere SDK at the first request, not when an embedder is created", async () => {
-    const logFile = join(work, "embedder.modules");
-    const embeddings = pathToFileURL(join(REPO_DIR, "src", "embeddings", "index.ts")).href;
-    const script = `
-      import { appendFileSync } from "node:fs";
-      import { CohereEmbedder, createEmbedder } from ${JSON.stringify(embeddings)};
+    const { stdout, before, after } = await loadedAroundMark(
+      "embedder",
+      `
+      import { CohereEmbedder, createEmbedder } from ${srcUrl("embeddings", "index.ts")};
       createEmbedder({ provider: "none" });
       createEmbedder({ provider: "hash" });
       const cohere = new CohereEmbedder({
         apiKey: "k", baseUrl: "http://127.0.0.1:9", model: "embed-v4.0", maxRetries: 0,
       });
-      appendFileSync(process.env.MODULE_LOG, "-- first request\\n");
+      ${MARK}
       const failed = await cohere.embedQuery("q").then(() => "answered", (e) => e.constructor.name);
       console.log(failed);
-    `;
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        "--import",
-        join(REPO_DIR, "__tests__", "helpers", "module-log.mjs"),
-        "--input-type=module",
-        "--eval",
-        script,
-      ],
-      { cwd: REPO_DIR, env: { ...process.env, MODULE_LOG: logFile }, timeout: 60_000 },
+    `,
     );
     // Nothing listens on port 9: the request fails, after loading the SDK to make it.
-    expect(stdout.trim()).toBe("EmbeddingsError");
-    const lines = readFileSync(logFile, "utf8").split("\n");
-    const mark = lines.indexOf("-- first request");
-    const cohereAt = lines.findIndex((u) => DEFERRED["cohere-ai"].test(u));
-    expect(mark).toBeGreaterThan(0);
-    expect(lines.slice(0, mark).some((u) => u.includes("/src/embeddings/cohere.ts"))).toBe(true);
-    expect(cohereAt).toBeGreaterThan(mark);
+    expect(stdout).toBe("EmbeddingsError");
+    expect(before.some((u) => u.includes("/src/embeddings/cohere.ts"))).toBe(true);
+    expect(before.some((u) => DEFERRED["cohere-ai"].test(u))).toBe(false);
+    expect(after.some((u) => DEFERRED["cohere-ai"].test(u))).toBe(true);
+  }, 90_000);
+
+  it("loads Qdrant's client only for a Qdrant vector store", async () => {
+    const { stdout, before, after } = await loadedAroundMark(
+      "vectors",
+      `
+      import { createVectorStore } from ${srcUrl("vectors", "index.ts")};
+      const qdrant = { url: "http://127.0.0.1:9", apiKey: undefined, collection: "c" };
+      const pg = await createVectorStore({ vectorStore: "pgvector", qdrant }, { db: {}, hasPgvector: false });
+      ${MARK}
+      const q = await createVectorStore({ vectorStore: "qdrant", qdrant }, { db: {}, hasPgvector: false });
+      console.log(pg.kind, q.kind);
+    `,
+    );
+    expect(stdout).toBe("pgvector qdrant");
+    expect(before.some((u) => DEFERRED["@qdrant"].test(u))).toBe(false);
+    expect(after.some((u) => DEFERRED["@qdrant"].test(u))).toBe(true);
   }, 90_000);
 });

@@ -40,7 +40,7 @@ function opener(open: () => Promise<DbHandle>, into: { handle?: DbHandle }) {
   return async () => {
     const handle = await open();
     into.handle = handle;
-    const store = createVectorStore(
+    const store = await createVectorStore(
       { vectorStore: "pgvector", qdrant: { url: undefined, apiKey: undefined, collection: "x" } },
       handle,
     );

@@ -27,7 +27,7 @@ describeSpec("qdrant adapter against the spec-validating test double", () => {
   const store = vectorStoreBehaviour(async () => {
     fake = await startFakeQdrant(spec!);
     name = collectionName();
-    const s = createVectorStore(
+    const s = await createVectorStore(
       { vectorStore: "qdrant", qdrant: { url: fake.url, apiKey: undefined, collection: name } },
       noDb,
     );
@@ -177,7 +177,7 @@ const realUrl = process.env.QDRANT_URL;
 if (!realUrl) process.stderr.write("note: skipping the real-Qdrant suite: QDRANT_URL is not set\n");
 (realUrl ? describe : describe.skip)("qdrant adapter against a real Qdrant (QDRANT_URL)", () => {
   vectorStoreBehaviour(async () => {
-    const s = createVectorStore(
+    const s = await createVectorStore(
       {
         vectorStore: "qdrant",
         qdrant: {

@@ -72,7 +72,7 @@ export interface IndexedSet {
 export async function indexBeir(set: BeirSet, scratch?: string): Promise<IndexedSet> {
   const dataDir = scratch ?? mkdtempSync(join(tmpdir(), "pmcp-beir-"));
   const store = await openStore({ dataDir });
-  const vectors = createVectorStore(
+  const vectors = await createVectorStore(
     { vectorStore: "pgvector", qdrant: { url: undefined, apiKey: undefined, collection: "x" } },
     store,
   );

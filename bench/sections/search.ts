@@ -58,7 +58,7 @@ export async function searchSection(opts: BenchOptions): Promise<SectionResult> 
   const dir = await pgliteDir();
   const store = await openStore({ dataDir: dir.dataDir });
   try {
-    const vectors = createVectorStore(
+    const vectors = await createVectorStore(
       { vectorStore: "pgvector", qdrant: { url: undefined, apiKey: undefined, collection: "x" } },
       store,
     );

@@ -60,7 +60,7 @@ export async function openCorpus(config: Config, opts: OpenCorpusOptions = {}): 
   });
   try {
     const embedder = createEmbedder(config.embeddings);
-    const vectors = createVectorStore(config, store, { lexicalThread: opts.lexicalThread });
+    const vectors = await createVectorStore(config, store, { lexicalThread: opts.lexicalThread });
     const current = embeddingMeta(embedder);
     const stored = await getMeta<EmbeddingMeta>(store.db, META_KEY);
     if (!stored) await setMeta(store.db, META_KEY, current);

@@ -1,6 +1,8 @@
 /**
  * Picks the vector store the configuration asks for (CONTRACTS §2: Qdrant when QDRANT_URL is
- * set, else pgvector inside the metadata database). No I/O here; the caller runs ensure().
+ * set, else pgvector inside the metadata database). No I/O here; the caller runs ensure(). The
+ * Qdrant adapter loads only when configured: its client, with the undici it bundles, cost the
+ * corpus worker 0.1–0.15 s of CPU at every start (bench/README.md, §7).
  */
 import type { Kysely } from "kysely";
 import type { Config } from "../config.js";
@@ -8,12 +10,10 @@ import type { PreparedRead } from "../store/db.js";
 import { VectorStoreError } from "../errors.js";
 import type { LocalWrites } from "./table-mirror.js";
 import { PgVectorStore, type PgVectorOptions } from "./pgvector.js";
-import { QdrantVectorStore } from "./qdrant.js";
 import type { VectorStore } from "./vector-store.js";
 
 export type { ChunkPayload, ChunkPoint, Hit, SearchOptions, VectorStore } from "./vector-store.js";
 export { PgVectorStore } from "./pgvector.js";
-export { QdrantVectorStore } from "./qdrant.js";
 
 /** The part of the metadata store the pgvector adapter needs. */
 export interface VectorHost {
@@ -25,15 +25,16 @@ export interface VectorHost {
   read?: PreparedRead;
 }
 
-export function createVectorStore(
+export async function createVectorStore(
   config: Pick<Config, "vectorStore" | "qdrant">,
   host: VectorHost,
   opts: PgVectorOptions = {},
-): VectorStore {
+): Promise<VectorStore> {
   if (config.vectorStore === "qdrant") {
     if (!config.qdrant.url) {
       throw new VectorStoreError("VECTOR_STORE=qdrant needs QDRANT_URL.");
     }
+    const { QdrantVectorStore } = await import("./qdrant.js");
     return new QdrantVectorStore({
       url: config.qdrant.url,
       apiKey: config.qdrant.apiKey,
