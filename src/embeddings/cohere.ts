@@ -56,13 +56,13 @@ interface Failure {
 }
 
 const MAX_BACKOFF_MS = 20_000;
+/** health() probes Cohere at most this often; /readyz may be polled every few seconds. */
+const HEALTH_TTL_MS = 60_000;
 
 type Sdk = typeof import("cohere-ai");
 let sdk: Promise<Sdk> | undefined;
 /** The SDK, imported at the first request (then the same promise). */
 const loadSdk = (): Promise<Sdk> => (sdk ??= import("cohere-ai"));
-/** health() probes Cohere at most this often; /readyz may be polled every few seconds. */
-const HEALTH_TTL_MS = 60_000;
 
 export class CohereEmbedder implements Embedder {
   readonly provider = "cohere" as const;
