@@ -109,8 +109,14 @@ async function startOnce(
   child.stdout.on("data", (d: Buffer) => {
     out += d.toString();
     for (let nl = out.indexOf("\n"); nl >= 0; nl = out.indexOf("\n")) {
-      const msg = JSON.parse(out.slice(0, nl)) as { id?: number; result?: { isError?: boolean } };
+      const line = out.slice(0, nl);
       out = out.slice(nl + 1);
+      let msg: { id?: number; result?: { isError?: boolean } };
+      try {
+        msg = JSON.parse(line) as typeof msg;
+      } catch {
+        continue; // not a JSON-RPC message: nothing waits for it
+      }
       replies.get(msg.id ?? -1)?.({
         ms: performance.now() - started,
         cpuMs: cpuOfPidMs(child.pid ?? -1),
@@ -204,7 +210,8 @@ export async function startupSection(opts: BenchOptions): Promise<SectionResult>
         HOME: process.env.HOME ?? "",
         TMPDIR: tmp,
         LOG_LEVEL: "error",
-        PUBMED_MCP_DATA_DIR: join(work, "data"),
+        // One per variant: a baseline from before a store migration cannot open a migrated store.
+        PUBMED_MCP_DATA_DIR: join(work, `data-${v.key}`),
         // Never contacted: initialize does not reach NCBI.
         NCBI_EUTILS_BASE_URL: "http://127.0.0.1:9/entrez/eutils",
       };
