@@ -172,7 +172,6 @@ export class CohereEmbedder implements Embedder {
 
   /** One request: the vectors, or why it failed. A caller's abort is rethrown as is. */
   async #attempt(texts: string[], inputType: InputType, signal?: AbortSignal) {
-    signal?.throwIfAborted();
     const { client, sdk } = await this.#sdkClient();
     signal?.throwIfAborted();
     // Our own timeout: the SDK reports its timeouts as generic errors on Node's fetch.
