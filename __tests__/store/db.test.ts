@@ -156,6 +156,31 @@ describeEachBackend("opening the store", (kind) => {
     expect(rows.length).toBe(kind === "pglite" ? 1 : 0);
   });
 
+  it("fails a statement whose parameter cannot be encoded, and the session goes on", async () => {
+    const unencodable = {
+      toPostgres: () => {
+        throw new Error("cannot encode this value");
+      },
+    };
+    const echo = (v: unknown) => sql<{ t: string }>`select ${v}::text as t`;
+    await expect(echo(unencodable).execute(store.db)).rejects.toThrow("cannot encode this value");
+    expect((await echo("after").execute(store.db)).rows).toEqual([{ t: "after" }]);
+    // In a transaction: it rolls back (the write before the failure is gone), and the session
+    // is not left in an aborted transaction.
+    await expect(
+      store.db.transaction().execute(async (trx) => {
+        await setMeta(trx, "encode_test", "written");
+        await echo(unencodable).execute(trx);
+      }),
+    ).rejects.toThrow("cannot encode this value");
+    expect(await getMeta(store.db, "encode_test")).toBeUndefined();
+    // read(): the named statement was never prepared, so its name still works.
+    const read = (v: unknown) => store.read("test_encode", echo(v).compile(store.db));
+    await expect(read(unencodable)).rejects.toThrow("cannot encode this value");
+    expect(await read("named")).toEqual([{ t: "named" }]);
+    expect(await read("again")).toEqual([{ t: "again" }]);
+  });
+
   it("vacuums rows a sync replaced on PGlite at maintenance; a server's autovacuum does it there", async () => {
     const counts = async () => {
       const { rows } = await sql<{ vacuums: number; analyzes: number }>`select

@@ -2,14 +2,15 @@
  * PGlite's protocol messages pipelined (src/store/pglite-pipeline.ts): node-postgres on a real
  * in-memory PGlite gets the same rows, types and errors as through PGlite's adapter alone, in one
  * call into PGlite per statement instead of one per message; its session stays usable after a
- * statement fails, and PGlite's own query() and execProtocol() still answer after it.
+ * statement fails, and PGlite's own query() and execProtocol() still answer after it. With
+ * encodeBeforeBind, a parameter that cannot be encoded fails its statement only.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
 import { PGlite } from "@electric-sql/pglite";
 import { createPgConfig } from "@electric-sql/pglite/node-postgres";
 import pg from "pg";
 import { serialize } from "pg-protocol";
-import { pipelined } from "../../src/store/pglite-pipeline.js";
+import { encodeBeforeBind, pipelined } from "../../src/store/pglite-pipeline.js";
 
 let pglite: PGlite;
 /** The first byte (message type) of each buffer handed to PGlite to run. */
@@ -162,6 +163,49 @@ describe("calls into PGlite", () => {
     } finally {
       await piped.end();
       await plain.end();
+    }
+  });
+});
+
+describe("encodeBeforeBind", () => {
+  it("fails the statement of a parameter that cannot be encoded; the session goes on", async () => {
+    const pool = new pg.Pool({
+      ...encodeBeforeBind(createPgConfig(pipelined(pglite))),
+      max: 1,
+      idleTimeoutMillis: 0,
+    });
+    // As Kysely uses it: one client, released without an error, so it is never ended.
+    const client = await pool.connect();
+    const unencodable = {
+      toPostgres: () => {
+        throw new Error("cannot encode this value");
+      },
+    };
+    try {
+      await client.query("begin");
+      await client.query("create temp table encode_t (n int)");
+      await client.query("insert into encode_t values ($1)", [1]);
+      await expect(client.query("select $1::text", [unencodable])).rejects.toThrow(
+        "cannot encode this value",
+      );
+      // The ROLLBACK and the statements after it arrive whole: the table is gone with it.
+      await client.query("rollback");
+      expect((await client.query(QUERY)).rows).toEqual([{ n: 42, t: "x" }]);
+      const { rows } = await client.query<{ t: string | null }>(
+        "select to_regclass('pg_temp.encode_t')::text as t",
+      );
+      expect(rows).toEqual([{ t: null }]);
+      // Values are still encoded as node-postgres encodes them: dates, arrays, buffers, null.
+      const typed = await client.query(
+        "select $1::timestamptz as d, $2::int[] as a, $3::bytea as b, $4::text as z",
+        [new Date("2024-01-02T03:04:05Z"), [1, 2], Buffer.from([1, 2, 255]), null],
+      );
+      expect(typed.rows).toEqual([
+        { d: new Date("2024-01-02T03:04:05Z"), a: [1, 2], b: Buffer.from([1, 2, 255]), z: null },
+      ]);
+    } finally {
+      client.release();
+      await pool.end();
     }
   });
 });

@@ -4,6 +4,7 @@
  * Kysely's PostgresDialect, so every repository runs the same SQL on both. Migrations run at open.
  */
 import { mkdir } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { Kysely, Migrator, PostgresDialect, sql, type CompiledQuery } from "kysely";
 import type { Extensions } from "@electric-sql/pglite";
 import pg from "pg";
@@ -12,7 +13,7 @@ import { log } from "../log.js";
 import { markAbandonedJobs } from "./abandoned.js";
 import { acquireDirLock } from "./file-lock.js";
 import { migrationProvider } from "./migrations/index.js";
-import { pipelined } from "./pglite-pipeline.js";
+import { encodeBeforeBind, pipelined } from "./pglite-pipeline.js";
 import { startPglite } from "./pglite-template.js";
 import { YieldAfterStatement, afterStatement } from "./yield-plugin.js";
 import type { Database } from "./schema.js";
@@ -58,6 +59,11 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/** node-postgres's own encoding of a parameter (what its Bind applies to each value). */
+const { prepareValue } = createRequire(import.meta.url)("pg/lib/utils.js") as {
+  prepareValue: (value: unknown) => unknown;
+};
+
 export type PreparedRead = <R>(name: string, query: CompiledQuery<R>) => Promise<R[]>;
 
 /**
@@ -68,9 +74,19 @@ export type PreparedRead = <R>(name: string, query: CompiledQuery<R>) => Promise
  */
 export function namedReads(pool: pg.Pool): PreparedRead {
   return async (name, query) => {
-    const { rows } = await pool.query({ name, text: query.sql, values: [...query.parameters] });
-    await afterStatement();
-    return rows;
+    // Encoded before node-postgres sees them: when a value cannot be, it would have sent the
+    // Parse already and, after closing the statement, still take it for prepared.
+    const values = query.parameters.map((v) => prepareValue(v));
+    // Not pool.query: after a failed statement it ends the client, and PGlite's clients share
+    // one connection object, whose next client then reads the old one's remaining replies.
+    const client = await pool.connect();
+    try {
+      const { rows } = await client.query({ name, text: query.sql, values });
+      return rows;
+    } finally {
+      client.release();
+      await afterStatement();
+    }
   };
 }
 
@@ -208,7 +224,7 @@ async function openPglite(opts: OpenStoreOptions): Promise<Store> {
     // One PGlite instance is one session: a pool of exactly one client that is never ended
     // (ending it would end the shared connection object).
     const pool = new pg.Pool({
-      ...createPgConfig(pipelined(pglite)),
+      ...encodeBeforeBind(createPgConfig(pipelined(pglite))),
       max: 1,
       idleTimeoutMillis: 0,
     });

@@ -15,6 +15,9 @@
  * every row into an ArrayBuffer of its own before decoding it: about 0.2 ms of the corpus
  * worker's time for each `rag_search`'s 10-row payload read (bench/README.md, late night of
  * 2026-11-28).
+ *
+ * `encodeBeforeBind` keeps the session usable when a statement's parameter cannot be encoded
+ * (see there).
  */
 import type { PGlite } from "@electric-sql/pglite";
 import { Parser } from "pg-protocol/dist/parser.js";
@@ -78,4 +81,38 @@ async function replies(pglite: PGlite, message: Uint8Array, syncToFs: boolean): 
   const parser = new Parser();
   for (const chunk of output) parser.parse(chunk, (m) => parsed.push(m));
   return parsed as Replies;
+}
+
+/** What node-postgres hands a connection's bind(): the values and how each is encoded. */
+interface BindConfig {
+  values?: unknown[];
+  valueMapper?: (value: unknown, index: number) => unknown;
+  [key: string]: unknown;
+}
+
+/**
+ * `config` (createPgConfig's) with its connection's Bind encoding the parameters before PGlite's
+ * serializer runs. That serializer (PGlite's copy of pg-protocol's) writes the Bind's head and
+ * then each value into buffers it reuses; when node-postgres's encoder throws for a value (a
+ * `toPostgres` that throws, say), what it wrote stays there and goes out in front of the next
+ * messages: node-postgres's Close and Sync after the failure, then the next statement, arrive
+ * malformed. In a transaction the ROLLBACK is among them, so the one session stayed in an aborted
+ * transaction and every later statement failed. Encoded first, a throw leaves the buffers empty,
+ * and node-postgres closes the statement and goes on as on a socket.
+ */
+export function encodeBeforeBind<C extends { connection: { bind(config: BindConfig): void } }>(
+  config: C,
+): C {
+  const { connection } = config;
+  const bind = connection.bind.bind(connection);
+  connection.bind = (opts: BindConfig) => {
+    const { valueMapper, values } = opts;
+    if (!valueMapper || !values) return bind(opts);
+    return bind({
+      ...opts,
+      values: values.map((v, i) => valueMapper(v, i)),
+      valueMapper: undefined,
+    });
+  };
+  return config;
 }
