@@ -6,6 +6,7 @@
  * costs a server's start-up nothing (issue 11; __tests__/startup/lazy-modules.test.ts).
  */
 import { EmbeddingsError, NotFoundError } from "../errors.js";
+import type { EutilsClient } from "../eutils/client.js";
 import { isoDateTime, isoDay } from "../eutils/dates.js";
 import { getCorpus, getEutils } from "../state.js";
 import type { StoredDocument } from "../store/docs.js";
@@ -26,12 +27,15 @@ export async function runSync(
   opts: {
     signal?: AbortSignal;
     onProgress?: (done: number, total: number, message: string) => void | Promise<void>;
+    /** Instead of the process's client (the worker's for this call). */
+    eutils?: EutilsClient;
   } = {},
 ): Promise<SyncResult> {
   const corpus = await getCorpus();
   assertCompatible(corpus, "sync");
   const { syncDelta } = await syncModule();
-  return syncDelta({ ...corpus, eutils: getEutils(), ...opts }, input);
+  const { eutils = getEutils(), ...rest } = opts;
+  return syncDelta({ ...corpus, eutils, ...rest }, input);
 }
 
 export async function searchCorpus(

@@ -7,7 +7,6 @@
  * client (remote-eutils.ts). A "close" aborts the running calls, closes the stores (releasing
  * the embedded store's directory lock) and ends the thread.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { parentPort, workerData } from "node:worker_threads";
 import type { Config } from "../../config.js";
 import type { EutilsClient } from "../../eutils/client.js";
@@ -23,8 +22,7 @@ if (!port) throw new Error("src/corpus/worker/entry.ts runs as a worker thread o
 lowerThisThreadPriority(BACKGROUND_NICE);
 
 const post = (msg: FromWorker) => port.postMessage(msg);
-const callOf = new AsyncLocalStorage<number>();
-const eutils = new RemoteEutils(port, () => callOf.getStore() ?? null);
+const eutils = new RemoteEutils(port);
 await initState(workerData as Config, {
   corpusThread: "inline",
   eutils: eutils as unknown as EutilsClient,
@@ -54,13 +52,13 @@ function call(id: number, op: string, args: unknown[]): void {
   const ctx: OpContext = {
     signal: controller.signal,
     progress: (done, total, message) => post({ type: "progress", id, done, total, message }),
+    eutils: eutils.forCall(id) as unknown as EutilsClient,
   };
   watchOpen();
-  const done = callOf
-    .run(id, async () => {
-      if (!fn) throw new Error(`unknown corpus operation ${op}`);
-      return fn(ctx, ...args);
-    })
+  const done = (async () => {
+    if (!fn) throw new Error(`unknown corpus operation ${op}`);
+    return fn(ctx, ...args);
+  })()
     .then(
       (value) => post({ type: "result", id, value }),
       (err: unknown) => post({ type: "error", id, error: toWire(err) }),

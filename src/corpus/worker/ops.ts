@@ -4,6 +4,7 @@
  * the context carries what cannot cross the thread boundary (the call's AbortSignal, progress).
  */
 import { CompiledQuery } from "kysely";
+import type { EutilsClient } from "../../eutils/client.js";
 import { getCorpus } from "../../state.js";
 import { reindexCorpus } from "../reindex.js";
 import { getPaper, readCheckpoint, runSync, searchCorpus, writeCheckpoint } from "../service.js";
@@ -13,6 +14,8 @@ import type { SyncInput } from "../sync.js";
 export interface OpContext {
   signal: AbortSignal;
   progress?: (done: number, total: number, message: string) => void | Promise<void>;
+  /** The E-utilities client for this call's requests (the worker's: they name the call). */
+  eutils?: EutilsClient;
 }
 
 export const OPS = {
@@ -20,7 +23,7 @@ export const OPS = {
     await getCorpus();
   },
   sync: (ctx: OpContext, input: SyncInput) =>
-    runSync(input, { signal: ctx.signal, onProgress: ctx.progress }),
+    runSync(input, { signal: ctx.signal, onProgress: ctx.progress, eutils: ctx.eutils }),
   search: (ctx: OpContext, query: string, topK: number, qualityBias: boolean) =>
     searchCorpus(query, topK, qualityBias, ctx.signal),
   paper: (_ctx: OpContext, pmid: string) => getPaper(pmid),

@@ -3,6 +3,11 @@
  * so one p-queue (rate, retries, the replicas' shared budget) still governs every NCBI call.
  * The worker sends { utility, params, opts }; the MCP thread answers with the response or a
  * serialised error. Only `request` and `requestBytes` exist here: all the corpus uses.
+ *
+ * `forCall(id)` is the same client for one worker call: its requests name the call, so that
+ * cancelling the call on the MCP side also stops them there. Passed down explicitly (the sync's
+ * deps), not found through AsyncLocalStorage, whose hooks cost every promise of the thread (a few
+ * percent of a search on the embedded store).
  */
 import type { MessagePort } from "node:worker_threads";
 import type {
@@ -20,14 +25,18 @@ interface Pending {
 }
 
 export class RemoteEutils {
-  private next = 1;
-  private readonly pending = new Map<number, Pending>();
-
   constructor(
     private readonly port: MessagePort,
-    /** The worker call a request is made for (its cancel on the MCP side stops the request). */
-    private readonly currentCall: () => number | null,
+    /** The worker call the requests are made for (its cancel on the MCP side stops them). */
+    private readonly callId: number | null = null,
+    /** The pending requests, shared by the views of one port. */
+    private readonly shared = { next: 1, pending: new Map<number, Pending>() },
   ) {}
+
+  /** This client for worker call `callId`: the same port and pending requests. */
+  forCall(callId: number): RemoteEutils {
+    return new RemoteEutils(this.port, callId, this.shared);
+  }
 
   request(utility: Utility, params: Params, opts: CallOptions = {}): Promise<EutilsResponse> {
     return this.send(utility, params, opts, false) as Promise<EutilsResponse>;
@@ -46,11 +55,11 @@ export class RemoteEutils {
   ): Promise<EutilsReply> {
     const { signal, ...rest } = opts;
     signal?.throwIfAborted();
-    const id = this.next++;
+    const id = this.shared.next++;
     const msg: FromWorker = {
       type: "eutils",
       id,
-      callId: this.currentCall(),
+      callId: this.callId,
       utility,
       params,
       opts: rest,
@@ -58,13 +67,13 @@ export class RemoteEutils {
     };
     return new Promise<EutilsReply>((resolve, reject) => {
       const onAbort = () => {
-        this.pending.delete(id);
+        this.shared.pending.delete(id);
         this.port.postMessage({ type: "eutils-cancel", id } satisfies FromWorker);
         reject(signal?.reason instanceof Error ? signal.reason : abortError());
       };
       signal?.addEventListener("abort", onAbort, { once: true });
       const settle = () => signal?.removeEventListener("abort", onAbort);
-      this.pending.set(id, {
+      this.shared.pending.set(id, {
         resolve: (v) => (settle(), resolve(v)),
         reject: (e) => (settle(), reject(e)),
       });
@@ -74,9 +83,9 @@ export class RemoteEutils {
 
   /** The MCP thread's answer to request `id`. */
   settle(id: number, reply: { ok: true; value: EutilsReply } | { ok: false; error: WireError }) {
-    const p = this.pending.get(id);
+    const p = this.shared.pending.get(id);
     if (!p) return; // cancelled meanwhile
-    this.pending.delete(id);
+    this.shared.pending.delete(id);
     if (reply.ok) p.resolve(reply.value);
     else p.reject(fromWire(reply.error));
   }
