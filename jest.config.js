@@ -23,5 +23,10 @@ export default {
   // Generous: on the 2-core machine beside other work, hooks that open stores or spawn servers
   // take several times what they take alone. Tests never assert durations (npm run bench does).
   testTimeout: 120_000,
+  // A worker asked to stop exits once nothing keeps its event loop alive; on a loaded machine that
+  // can take longer than Jest's default 500 ms, after which it is killed with a warning about leaks.
+  // No suite leaves a handle behind (a check of every suite's handles after its teardown found
+  // none); a real leak still gets the warning, 10 s later.
+  workerGracefulExitTimeout: 10_000,
   maxWorkers: 2,
 };
