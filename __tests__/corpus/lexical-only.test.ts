@@ -58,6 +58,12 @@ describeEachBackend("lexical-only corpus (EMBEDDINGS_PROVIDER=none)", (kind) => 
 
   it("is the default: a sync stores no vectors, and rag_search ranks by BM25 alone", async () => {
     const client = await open();
+    // Before any sync, an empty answer says that the corpus is empty; after, it is just no match.
+    const empty = await callTool(client, "rag_search", { query: "statin" });
+    expect(empty.json).toEqual({
+      results: [],
+      note: expect.stringContaining("The local corpus is empty"),
+    });
     const out = await sync(client);
     expect(out.isError).toBe(false);
     expect((out.json as SyncOut).inserted).toBe(ncbi.corpus.pmidsFor(TERM).length);
@@ -83,6 +89,8 @@ describeEachBackend("lexical-only corpus (EMBEDDINGS_PROVIDER=none)", (kind) => 
     // here recomputed from the stored chunk texts by the formula of src/corpus/bm25.ts.
     expect(results.map((r) => r.doc_id)).toEqual((await bm25Ranking(query)).slice(0, 10));
     expect(results[0]?.score).toBe(1);
+    const none = await callTool(client, "rag_search", { query: "zyxwvut qqqq" });
+    expect(none.json).toEqual({ results: [] });
   });
 
   it("searches a hash corpus lexically, refuses to sync it, and reindex makes it lexical", async () => {

@@ -3,6 +3,8 @@
  * digit strings, flags as "true"/"false" are normalised by the schemas, through the official SDK
  * client against the fake NCBI (the offline demo's synthetic corpus) and the embedded store. What
  * cannot be normalised says what is wrong: "must not be empty", "is required", not a JSON object.
+ * A parameter named in another case or separator style is taken as the parameter; a name the tool
+ * does not have is refused with the names it has (the advertised schema closes every object).
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { z } from "zod";
@@ -190,6 +192,97 @@ describe("what cannot be normalised says what is wrong", () => {
         `Invalid arguments for t: arguments must be a JSON object of named parameters, got ${kind}. See the tool's input schema.`,
       );
     }
+  });
+});
+
+describe("parameter names", () => {
+  it("takes a parameter named in another case or separator style, nested ones too", async () => {
+    fake.reset();
+    const out = await callTool(h.client, "pubmed_search", {
+      query: TERM,
+      max_results: 4,
+      "Fetch-Brief-Summaries": 1,
+      date_range: { min_date: "2019", MaxDate: 2025 },
+    });
+    expect(out.isError).toBe(false);
+    const json = out.json as { pmids: string[]; briefSummaries: unknown[] };
+    expect([json.pmids.length, json.briefSummaries.length]).toEqual([4, 1]);
+    expect(fake.requests[0]?.params).toMatchObject({
+      retmax: "4",
+      mindate: "2019",
+      maxdate: "2025",
+    });
+    const cited = await callTool(h.client, "pubmed_match_citations", {
+      citations: [{ journal: "j test", year: 1991, volume: 89, first_page: 3249, key: 1 }],
+    });
+    expect(cited.isError).toBe(false);
+    expect(fake.requests.at(-1)?.params.bdata).toBe("j test|1991|89|3249||k0|");
+  });
+
+  it.each([
+    [
+      "rag_search",
+      { query: "crispr", k: 3 },
+      "k is not a parameter (this tool takes query, top_k, quality_bias, include_uuid)",
+    ],
+    [
+      "pubmed_sync_delta",
+      { query: TERM },
+      "query is not a parameter (this tool takes query_key, term, overlap_days, max_records); " +
+        "query_key is required; term is required",
+    ],
+    [
+      "pubmed_search",
+      { query: TERM, dateRange: { min: "2019" } },
+      "dateRange.min is not a parameter (dateRange takes minDate, maxDate, dateType)",
+    ],
+    [
+      "pubmed_match_citations",
+      { citations: [{ journal: "j", year: 1991, key: "a", page: 1 }] },
+      "citations[0].page is not a parameter (citations[0] takes journal, year, volume, firstPage, authorName, key)",
+    ],
+    [
+      "rag_search",
+      { query: "crispr", topK: 2, top_k: 3 },
+      "topK names top_k, which is given as well; keep one of the two",
+    ],
+  ])("%s %j → %s", async (tool, args, message) => {
+    fake.reset();
+    const out = await callTool(h.client, tool, args);
+    expect(out.isError).toBe(true);
+    expect((out.json as Err).error).toMatchObject({
+      code: "VALIDATION",
+      message: `Invalid arguments for ${tool}: ${message}. See the tool's input schema.`,
+    });
+    expect(fake.requests).toEqual([]);
+  });
+
+  it("leaves objects that take any key as they are, and reads through wrappers", () => {
+    const tool = {
+      name: "t",
+      parameters: z.object({
+        top_k: z.preprocess((v) => v, z.int().optional()),
+        filter: z.object({ min_year: z.int() }).optional(),
+        items: z.array(z.object({ first_page: z.string() })).default([]),
+        extra: z.looseObject({ known: z.string() }).optional(),
+      }),
+    };
+    expect(
+      validateArgs(tool, {
+        TopK: 2,
+        filter: { minYear: 2020 },
+        items: [{ firstPage: "12" }],
+        extra: { known: "a", anything: 1 },
+      }),
+    ).toEqual({
+      top_k: 2,
+      filter: { min_year: 2020 },
+      items: [{ first_page: "12" }],
+      extra: { known: "a", anything: 1 },
+    });
+    expect(() => validateArgs(tool, { filter: { min_year: 2020, max: 1 } })).toThrow(
+      "Invalid arguments for t: filter.max is not a parameter (filter takes min_year). See the tool's input schema.",
+    );
   });
 });
 

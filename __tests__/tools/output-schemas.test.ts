@@ -130,6 +130,7 @@ const CASES: [tool: string, args: Args | (() => Args), probe?: Probe, expected?:
   ],
   ["pubmed_fulltext", { pmcids: [IN_PMC?.pmcid], mode: "outline", sections: ["methods", "x"] }],
   ["pubmed_convert_ids", { ids: [IN_PMC?.pmid, IN_PMC?.pmcid, "1"] }, len("records"), 3],
+  ["rag_search", { query: TERM }, (r) => r.note !== undefined, true],
   ["pubmed_sync_delta", { query_key: "schemas", term: TERM }, (r) => r.inserted, SYNTH.length],
   ["rag_search", { query: corpus.record(FIRST)?.title ?? TERM, top_k: 3 }, len("results"), 3],
   ["rag_search", { query: "metformin", top_k: 2, quality_bias: false }],

@@ -43,11 +43,14 @@ export async function searchCorpus(
   topK: number,
   qualityBias: boolean,
   signal?: AbortSignal,
-): Promise<{ results: RagResult[] }> {
+): Promise<{ results: RagResult[]; empty?: true }> {
   const corpus = await getCorpus();
   assertCompatible(corpus, "search");
   const { ragSearch } = await searchModule();
-  return { results: await ragSearch({ ...corpus, signal }, { query, topK, qualityBias }) };
+  const results = await ragSearch({ ...corpus, signal }, { query, topK, qualityBias });
+  // Nothing found in an empty corpus means something else than no match: say which it is.
+  if (results.length === 0 && (await corpus.vectors.count()) === 0) return { results, empty: true };
+  return { results };
 }
 
 export interface Paper {

@@ -47,8 +47,9 @@ const LIMITS = `- NCBI allows 3 requests/s without an API key and 10 with one; t
   unless \`top_k\` says otherwise (up to 100), and a chunk \`uuid\` only with \`include_uuid\`.
 - Identical live calls are answered from a cache (EInfo and records for a day, searches for an hour).
 - Errors come back as a tool result \`{"error": {"code", "message", "details"}}\` saying how to fix the call
-  (\`arguments\` must be a JSON object). An unknown tool, prompt or completion reference is a
-  JSON-RPC error -32602 that names what exists.`;
+  (\`arguments\` must be a JSON object; a parameter name the tool does not have is refused with
+  the names it has, while \`max_results\` or \`topK\` are taken for \`maxResults\` and \`top_k\`).
+  An unknown tool, prompt or completion reference is a JSON-RPC error -32602 that names what exists.`;
 
 const CLIENT_FEATURES = `- **Subscriptions** — subscribe to \`resource://pubmed/corpus\` (or a \`resource://pubmed/paper/{pmid}\`)
   to be told when a sync or a checkpoint change has changed it.

@@ -1,6 +1,9 @@
 /**
  * Argument validation for every tool: the zod parameters decide, and every problem comes back as
  * one VALIDATION error whose message names each bad path, so the model can correct the call.
+ * A parameter's name in another case or separator style (`max_results`, `topK`) is taken as the
+ * parameter; a name the tool does not have is refused with the names it has, as the advertised
+ * schema (`additionalProperties: false`) says, rather than ignored while the call runs on defaults.
  */
 import { z } from "zod";
 import { ValidationError } from "../errors.js";
@@ -51,17 +54,6 @@ function issueMessage(issue: z.core.$ZodIssue, raw: unknown): string {
   return issue.message;
 }
 
-/** "pmids[2] must be digits" style, one clause per problem. */
-export function describeIssues(issues: readonly z.core.$ZodIssue[], raw?: unknown): string {
-  return issues
-    .map((i) => {
-      const path = pathText(i.path);
-      const message = issueMessage(i, raw);
-      return path ? `${path} ${message}` : message;
-    })
-    .join("; ");
-}
-
 /** C0 controls but tab, line feed and carriage return, and DEL: never meaningful in an argument. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
@@ -83,6 +75,94 @@ function controlCharacters(value: unknown, path: PropertyKey[] = []): string[] {
     );
   }
   return [];
+}
+
+/** What key reconciliation needs of a zod schema's definition (zod 4's `_zod.def`). */
+interface Def {
+  type: string;
+  innerType?: z.ZodType;
+  in?: z.ZodType;
+  out?: z.ZodType;
+  element?: z.ZodType;
+  shape?: Record<string, z.ZodType>;
+  catchall?: z.ZodType;
+}
+
+const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
+
+/** The schema under optional, default, preprocess… wrappers: an object, an array or a leaf. */
+function unwrap(schema: z.ZodType): z.ZodType {
+  let s = schema;
+  for (;;) {
+    const def = defOf(s);
+    let next = def.innerType;
+    // z.preprocess(fn, schema) is a pipe from a transform into the schema.
+    if (def.type === "pipe") next = defOf(def.in!).type === "transform" ? def.out : def.in;
+    if (!next) return s;
+    s = next;
+  }
+}
+
+/** `max_results`, `maxResults`, `Max-Results` → "maxresults". */
+const looseName = (key: string) => key.toLowerCase().replace(/[\s_-]/g, "");
+
+interface UnknownKey {
+  path: PropertyKey[];
+  known: string[];
+  /** The parameter this key names in another style, given under its own name as well. */
+  twin?: string;
+}
+
+/**
+ * The arguments with each object's keys matched to its schema's: a key that names a parameter in
+ * another case or separator style is renamed to it (unless that parameter is given as well); the
+ * keys that name none are returned, with the names the object takes. Objects that take any key
+ * (a catchall) are left as they are.
+ */
+function reconcileKeys(
+  schema: z.ZodType,
+  value: unknown,
+  path: PropertyKey[] = [],
+): { value: unknown; unknown: UnknownKey[] } {
+  const s = unwrap(schema);
+  const def = defOf(s);
+  if (def.type === "array" && def.element && Array.isArray(value)) {
+    const unknown: UnknownKey[] = [];
+    const items = value.map((item, i) => {
+      const r = reconcileKeys(def.element!, item, [...path, i]);
+      unknown.push(...r.unknown);
+      return r.value;
+    });
+    return { value: items, unknown };
+  }
+  const shape = def.shape;
+  if (def.type !== "object" || !shape || !isObject(value)) return { value, unknown: [] };
+  if (def.catchall && defOf(def.catchall).type !== "never") return { value, unknown: [] };
+  const known = Object.keys(shape);
+  const byLooseName = new Map(known.map((k) => [looseName(k), k]));
+  const unknown: UnknownKey[] = [];
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const name = Object.hasOwn(shape, key) ? key : byLooseName.get(looseName(key));
+    if (name === undefined || (name !== key && Object.hasOwn(value, name))) {
+      unknown.push({ path: [...path, key], known, twin: name });
+      continue;
+    }
+    const r = reconcileKeys(shape[name]!, v, [...path, name]);
+    unknown.push(...r.unknown);
+    out[name] = r.value;
+  }
+  return { value: out, unknown };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function unknownKeyMessage({ path, known, twin }: UnknownKey): string {
+  if (twin) return `names ${twin}, which is given as well; keep one of the two`;
+  const where = path.length > 1 ? `${pathText(path.slice(0, -1))} takes` : "this tool takes";
+  return `is not a parameter (${where} ${known.join(", ")})`;
 }
 
 function kindOf(value: unknown): string {
@@ -112,17 +192,25 @@ export function validateArgs<S extends z.ZodObject>(
       issues: controls.map((message) => ({ message })),
     });
   }
-  const parsed = tool.parameters.safeParse(dropEmptyStrings(args));
-  if (!parsed.success) {
-    const issues = parsed.error.issues;
+  const reconciled = reconcileKeys(tool.parameters, args);
+  const parsed = tool.parameters.safeParse(dropEmptyStrings(reconciled.value));
+  const problems = [
+    ...reconciled.unknown.map((u) => ({ path: u.path, message: unknownKeyMessage(u) })),
+    ...(parsed.success
+      ? []
+      : parsed.error.issues.map((i) => ({
+          path: i.path,
+          message: issueMessage(i, reconciled.value),
+        }))),
+  ];
+  if (!parsed.success || problems.length > 0) {
+    // "pmids[2] must be digits" style, one clause per problem.
+    const text = problems
+      .map(({ path, message }) => (path.length > 0 ? `${pathText(path)} ${message}` : message))
+      .join("; ");
     throw new ValidationError(
-      `Invalid arguments for ${tool.name}: ${describeIssues(issues, args)}. See the tool's input schema.`,
-      {
-        issues: issues.map((i) => ({
-          path: i.path.map(String),
-          message: issueMessage(i, args),
-        })),
-      },
+      `Invalid arguments for ${tool.name}: ${text}. See the tool's input schema.`,
+      { issues: problems.map(({ path, message }) => ({ path: path.map(String), message })) },
     );
   }
   return parsed.data;

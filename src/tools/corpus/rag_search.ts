@@ -32,6 +32,10 @@ function shape(r: RagResult, includeUuid: boolean) {
   };
 }
 
+const EMPTY_CORPUS =
+  "The local corpus is empty. rag_search searches only papers synced into it with " +
+  "pubmed_sync_delta (pubmed_search searches PubMed itself).";
+
 export const ragSearch = defineTool({
   name: "rag_search",
   description:
@@ -63,9 +67,14 @@ export const ragSearch = defineTool({
         text: z.string(),
       }),
     ),
+    /** Only when the corpus holds no paper at all. */
+    note: z.string().optional(),
   }),
   execute: async (args, { signal }) => {
-    const { results } = await searchCorpus(args.query, args.top_k, args.quality_bias, signal);
-    return { results: results.map((r) => shape(r, args.include_uuid)) };
+    const out = await searchCorpus(args.query, args.top_k, args.quality_bias, signal);
+    return {
+      results: out.results.map((r) => shape(r, args.include_uuid)),
+      ...(out.empty && { note: EMPTY_CORPUS }),
+    };
   },
 });
