@@ -209,6 +209,33 @@ describeEachBackend("corpus sync and search", (kind) => {
     expect(rounds).toBeGreaterThanOrEqual(3);
   });
 
+  it("says when a key's term changed, and walks the new term from the key's checkpoint, not from the old term's resume point", async () => {
+    const other = "ezetimibe adherence";
+    ncbi.corpus.add({ term: other, count: 100, edatFrom: "2019-01-01", edatTo: "2025-06-20" });
+    const partial = (await sync({ max_records: 100 })).json as SyncOut;
+    expect(partial.warnings.join(" ")).toContain("call again to continue");
+    const { last_edat: lastEdat } = (
+      await callTool(h.client, "corpus_checkpoint_get", { query_key: "statins" })
+    ).json as { last_edat: string };
+
+    const switched = (await sync({ term: other, overlap_days: 365 })).json as SyncOut;
+    const from = new Date(new Date(lastEdat).getTime() - 365 * 86_400_000);
+    const expected = ncbi.corpus.pmidsFor(other, { edatFrom: from.toISOString().slice(0, 10) });
+    // Resumed at the old term's mark (the day after its last window), the walk would skip the
+    // new term's records of the overlap before it.
+    expect(expected.length).toBeGreaterThan(0);
+    expect(switched.pmids_processed).toBe(expected.length);
+    expect(switched.warnings).toEqual([
+      `query_key "statins" was last synced with the term "${TERM}"; this call's term is "${other}". ` +
+        `Its records are searched from the checkpoint (${lastEdat.slice(0, 10)}) on, less overlap_days, ` +
+        "not from the beginning: for all of them, use a new query_key. " +
+        "The earlier term's unfinished sync is not resumed.",
+    ]);
+    // The same term, spaced and cased otherwise, is the same query: no warning.
+    const again = (await sync({ term: `  Ezetimibe   ADHERENCE ` })).json as SyncOut;
+    expect(again.warnings).toEqual([]);
+  });
+
   it("finds a synced paper with rag_search and reads it with rag_get; retracted papers never come back", async () => {
     await sync();
     const pmid = ncbi.corpus.pmidsFor(TERM)[17] ?? "";

@@ -13,6 +13,7 @@
  */
 import type { Embedder } from "../embeddings/embedder.js";
 import type { EutilsClient } from "../eutils/client.js";
+import { isoDay } from "../eutils/dates.js";
 import { parseESearch } from "../eutils/parse/esearch.js";
 import { xml2js } from "../eutils/parse/xml2js.js";
 import { advanceCheckpoint, advanceRevisions, getCheckpoint } from "../store/checkpoints.js";
@@ -22,6 +23,7 @@ import {
   createJob,
   finishJob,
   getSyncProgress,
+  listJobs,
   setSyncProgress,
   updateJob,
 } from "../store/jobs.js";
@@ -309,6 +311,7 @@ export async function syncDelta(deps: SyncDeps, input: SyncInput): Promise<SyncR
     store,
     input.queryKey,
     async () => {
+      const previous = await listJobs(store.db, { queryKey: input.queryKey, limit: 1 });
       const job = await createJob(store.db, { queryKey: input.queryKey, term: input.term });
       const run = new SyncRun(deps, input, job.id, deps.now?.() ?? new Date(), progress);
       progress.note("starting");
@@ -316,7 +319,7 @@ export async function syncDelta(deps: SyncDeps, input: SyncInput): Promise<SyncR
         const recovered = await indexPending(deps);
         if (recovered > 0)
           run.warnings.push(`Indexed ${recovered} stored documents an earlier run left unindexed.`);
-        const complete = await walkAll(run, input);
+        const complete = await walkAll(run, input, previous[0]?.term);
         if (!complete) {
           run.warnings.push(
             `Stopped after ${run.counts.processed} records (max_records=${input.maxRecords}); call again to continue.`,
@@ -344,16 +347,41 @@ export async function syncDelta(deps: SyncDeps, input: SyncInput): Promise<SyncR
   ).finally(() => progress.stop());
 }
 
-/** Arrivals, then (unless this is a first sync) revisions; false when max_records stopped it. */
-async function walkAll(run: SyncRun, input: SyncInput): Promise<boolean> {
+/**
+ * Arrivals, then (unless this is a first sync) revisions; false when max_records stopped it.
+ * `previousTerm`: the term of the key's last sync. When this call's differs, the earlier term's
+ * unfinished walk is not resumed (its days say nothing of the new term's records, which it would
+ * skip), and a warning says what the key's checkpoint means for the new term.
+ */
+async function walkAll(
+  run: SyncRun,
+  input: SyncInput,
+  previousTerm: string | undefined,
+): Promise<boolean> {
   const { db } = run.deps.store;
+  const changed = previousTerm !== undefined && !sameTerm(previousTerm, input.term);
   const saved = await getSyncProgress<ResumePoints>(db, input.queryKey);
   const cp = await getCheckpoint(db, input.queryKey);
-  run.plan = syncPlan(cp, input.overlapDays, run.now, saved?.state ?? null);
+  if (changed) {
+    const since = cp?.lastEdat
+      ? ` Its records are searched from the checkpoint (${isoDay(cp.lastEdat)}) on, less overlap_days, not from the beginning: for all of them, use a new query_key.`
+      : "";
+    const resumed = saved ? " The earlier term's unfinished sync is not resumed." : "";
+    run.warnings.push(
+      `query_key "${input.queryKey}" was last synced with the term "${previousTerm}"; this call's term is "${input.term}".${since}${resumed}`,
+    );
+  }
+  run.plan = syncPlan(cp, input.overlapDays, run.now, changed ? null : (saved?.state ?? null));
   const complete = await walkPlan(run, input);
   if (complete) await clearSyncProgress(db, input.queryKey);
   else await setSyncProgress(db, input.queryKey, run.resumePoints());
   return complete;
+}
+
+/** The same PubMed query, whatever its spacing and case. */
+function sameTerm(a: string, b: string): boolean {
+  const norm = (t: string) => t.trim().replace(/\s+/g, " ").toLowerCase();
+  return norm(a) === norm(b);
 }
 
 async function walkPlan(run: SyncRun, input: SyncInput): Promise<boolean> {
