@@ -236,6 +236,21 @@ describeEachBackend("corpus sync and search", (kind) => {
     expect(again.warnings).toEqual([]);
   });
 
+  it("passes on what PubMed says of the term, once, without its empty-window notices", async () => {
+    // The fake answers such a term as NCBI does: PhraseNotFound, and "No items found."
+    const term = "qqqxyz nothing";
+    for (const call of [1, 2]) {
+      // The second call has a checkpoint: two searches (arrivals, revisions), one warning.
+      const out = (await sync({ query_key: "unknown", term })).json as SyncOut;
+      expect({ call, out }).toMatchObject({
+        call,
+        out: { pmids_processed: 0, warnings: [`PubMed on the term: Phrase not found: "${term}"`] },
+      });
+    }
+    const searches = ncbi.fake.requests.filter((r) => r.utility === "esearch");
+    expect(searches).toHaveLength(3);
+  });
+
   it("finds a synced paper with rag_search and reads it with rag_get; retracted papers never come back", async () => {
     await sync();
     const pmid = ncbi.corpus.pmidsFor(TERM)[17] ?? "";

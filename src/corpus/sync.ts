@@ -127,6 +127,8 @@ class SyncRun {
   /** Walks this call began, and walks it completed. */
   readonly started = new Set<WalkKind>(["arrivals"]);
   readonly walked = new Set<WalkKind>();
+  /** What ESearch said of the term (a phrase or field not found…), once each. */
+  readonly #searchNotes = new Set<string>();
 
   constructor(
     readonly deps: SyncDeps,
@@ -163,6 +165,12 @@ class SyncRun {
     // this request is out rather than after its reply (about 20 ms under tsx).
     xml2js();
     const r = parseESearch((await reply).body);
+    for (const note of r.warnings) {
+      // An empty window is no news: a walk searches many.
+      if (/^No items found\.?$/i.test(note) || this.#searchNotes.has(note)) continue;
+      this.#searchNotes.add(note);
+      this.warnings.push(`PubMed on the term: ${note}`);
+    }
     return { kind, from, to, count: r.count, webEnv: r.webEnv, queryKey: r.queryKey };
   }
 

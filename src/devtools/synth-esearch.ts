@@ -30,8 +30,11 @@ export interface SearchSpec {
 export interface SearchResult {
   /** Matching PMIDs in reply order. */
   pmids: string[];
-  /** True when the term itself matched nothing (NCBI then adds PhraseNotFound). */
-  termUnknown: boolean;
+  /**
+   * The user's term, without the date ranges and filters a sync adds, when it matched nothing
+   * (NCBI then lists it as PhraseNotFound); null when it matched.
+   */
+  unknownPhrase: string | null;
   queryTranslation: string;
 }
 
@@ -180,7 +183,7 @@ export function runSearch(corpus: SynthCorpus, spec: SearchSpec): SearchResult {
   }
   return {
     pmids: order(corpus, indices, spec.sort).map((i) => corpus.pmidOf(i)),
-    termUnknown: found.length === 0,
+    unknownPhrase: found.length === 0 ? query : null,
     queryTranslation: translation,
   };
 }

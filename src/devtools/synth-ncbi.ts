@@ -121,9 +121,9 @@ export function synthHandler(
         ids,
         queryTranslation: found.queryTranslation,
         ...kept,
-        phrasesNotFound: found.termUnknown ? [p.term.trim()] : [],
+        phrasesNotFound: found.unknownPhrase === null ? [] : [found.unknownPhrase],
         outputMessages: [
-          ...(found.termUnknown ? ["No items found."] : []),
+          ...(found.unknownPhrase === null ? [] : ["No items found."]),
           ...(clamped
             ? [`Restrictions achieved. start and count adjusted to ${retStart}, ${ids.length}`]
             : []),
