@@ -91,6 +91,11 @@ describeEachBackend("lexical-only corpus (EMBEDDINGS_PROVIDER=none)", (kind) => 
     expect(results[0]?.score).toBe(1);
     const none = await callTool(client, "rag_search", { query: "zyxwvut qqqq" });
     expect(none.json).toEqual({ results: [] });
+    const stopWords = await callTool(client, "rag_search", { query: "the of and ?" });
+    expect(stopWords.json).toEqual({
+      results: [],
+      note: expect.stringContaining("The query has no word the index searches"),
+    });
   });
 
   it("searches a hash corpus lexically, refuses to sync it, and reindex makes it lexical", async () => {

@@ -106,6 +106,11 @@ function fuse(
   return out;
 }
 
+/** The distinct words of a query the lexical leg searches (stop words and punctuation are not). */
+export function searchableTerms(query: string): number {
+  return querySparseVector(tokenize(query)).indices.length;
+}
+
 export async function ragSearch(deps: SearchDeps, input: RagSearchInput): Promise<RagResult[]> {
   const lexicalOnly = isLexicalOnly(deps.embedder);
   const legs = input.legs ?? (lexicalOnly ? "lexical" : "hybrid");

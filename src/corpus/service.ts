@@ -43,14 +43,15 @@ export async function searchCorpus(
   topK: number,
   qualityBias: boolean,
   signal?: AbortSignal,
-): Promise<{ results: RagResult[]; empty?: true }> {
+): Promise<{ results: RagResult[]; why?: "empty corpus" | "no terms" }> {
   const corpus = await getCorpus();
   assertCompatible(corpus, "search");
-  const { ragSearch } = await searchModule();
+  const { ragSearch, searchableTerms } = await searchModule();
   const results = await ragSearch({ ...corpus, signal }, { query, topK, qualityBias });
-  // Nothing found in an empty corpus means something else than no match: say which it is.
-  if (results.length === 0 && (await corpus.vectors.count()) === 0) return { results, empty: true };
-  return { results };
+  if (results.length > 0) return { results };
+  // Nothing found means something else in an empty corpus, or for a query of stop words only.
+  if ((await corpus.vectors.count()) === 0) return { results, why: "empty corpus" };
+  return searchableTerms(query) === 0 ? { results, why: "no terms" } : { results };
 }
 
 export interface Paper {

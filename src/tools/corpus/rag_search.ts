@@ -32,9 +32,15 @@ function shape(r: RagResult, includeUuid: boolean) {
   };
 }
 
-const EMPTY_CORPUS =
-  "The local corpus is empty. rag_search searches only papers synced into it with " +
-  "pubmed_sync_delta (pubmed_search searches PubMed itself).";
+/** Why nothing was found, where that is not simply "no passage matches". */
+const NOTES = {
+  "empty corpus":
+    "The local corpus is empty. rag_search searches only papers synced into it with " +
+    "pubmed_sync_delta (pubmed_search searches PubMed itself).",
+  "no terms":
+    "The query has no word the index searches (stop words and punctuation are left out): " +
+    "use content words, e.g. a drug, a disease, an outcome.",
+} as const;
 
 export const ragSearch = defineTool({
   name: "rag_search",
@@ -67,14 +73,14 @@ export const ragSearch = defineTool({
         text: z.string(),
       }),
     ),
-    /** Only when the corpus holds no paper at all. */
+    /** Only with no result: when the corpus holds no paper, or the query no searchable word. */
     note: z.string().optional(),
   }),
   execute: async (args, { signal }) => {
     const out = await searchCorpus(args.query, args.top_k, args.quality_bias, signal);
     return {
       results: out.results.map((r) => shape(r, args.include_uuid)),
-      ...(out.empty && { note: EMPTY_CORPUS }),
+      ...(out.why && { note: NOTES[out.why] }),
     };
   },
 });
