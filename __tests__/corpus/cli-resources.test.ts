@@ -39,6 +39,10 @@ async function cli(...args: string[]): Promise<{ stdout: string; stderr: string 
 
 describe("corpus CLI", () => {
   it("syncs, searches and reindexes through the same services as the tools", async () => {
+    const empty = await cli("search", "long covid");
+    expect(empty.stdout).toBe(
+      "The local corpus is empty: sync a query first with pubmed-mcp sync.\n",
+    );
     const sync = JSON.parse(
       (await cli("sync", "--query-key", "lc", "--term", TERM, "--json")).stdout,
     ) as { inserted: number; pmids_processed: number };
@@ -58,6 +62,11 @@ describe("corpus CLI", () => {
       (await cli("search", title, "--top-k", "3", "--no-quality-bias", "--json")).stdout,
     ) as { results: { doc_id: string }[] };
     expect(search.results[0]?.doc_id).toBe(`pmid:${pmid}`);
+    const stopWords = JSON.parse((await cli("search", "the", "of", "--json")).stdout) as object;
+    expect(stopWords).toEqual({
+      results: [],
+      note: expect.stringContaining("The query has no word the index searches"),
+    });
 
     const reindex = JSON.parse((await cli("reindex", "--json")).stdout) as {
       documents: number;

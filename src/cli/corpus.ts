@@ -4,7 +4,7 @@
  */
 import { SingleBar, Presets } from "cli-progress";
 import { parseArgs } from "node:util";
-import { reindexCorpus, runSync, searchCorpus } from "../corpus/api.js";
+import { SEARCH_NOTES, reindexCorpus, runSync, searchCorpus } from "../corpus/api.js";
 import { ValidationError } from "../errors.js";
 
 function int(value: string | undefined, name: string, fallback: number): number {
@@ -80,20 +80,27 @@ export async function searchCommand(argv: string[]): Promise<void> {
   const query = positionals.join(" ").trim();
   if (!query)
     throw new ValidationError('search needs a query, e.g. pubmed-mcp search "metformin aging"');
-  const out = await searchCorpus(
+  const { results, why } = await searchCorpus(
     query,
     int(values["top-k"], "top-k", 10),
     !values["no-quality-bias"],
   );
+  // rag_search's note, in a terminal's words where it names tools.
+  const note =
+    why === "empty corpus"
+      ? "The local corpus is empty: sync a query first with pubmed-mcp sync."
+      : why && SEARCH_NOTES[why];
   print(
     values.json,
-    out,
-    out.results
+    { results, ...(note && { note }) },
+    results
       .map(
         (r, i) =>
           `${i + 1}. ${r.doc_id}  score ${r.score.toFixed(4)}  quality ${r.quality}\n   ${r.title}`,
       )
-      .join("\n") || "no results (sync a query first with pubmed-mcp sync)",
+      .join("\n") ||
+      note ||
+      "no results",
   );
 }
 

@@ -22,6 +22,16 @@ export const searchCorpus = (
 ): ReturnType<typeof service.searchCorpus> =>
   getCorpusHost().call("search", [query, topK, qualityBias], { signal });
 
+/** Why a search found nothing, where that is not simply "no passage matches" (searchCorpus's `why`). */
+export const SEARCH_NOTES = {
+  "empty corpus":
+    "The local corpus is empty. rag_search searches only papers synced into it with " +
+    "pubmed_sync_delta (pubmed_search searches PubMed itself).",
+  "no terms":
+    "The query has no word the index searches (stop words and punctuation are left out): " +
+    "use content words, e.g. a drug, a disease, an outcome.",
+} as const;
+
 export const getPaper = (pmid: string, signal?: AbortSignal) =>
   getCorpusHost().call("paper", [pmid], { signal });
 

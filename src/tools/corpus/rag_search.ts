@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { searchCorpus } from "../../corpus/api.js";
+import { SEARCH_NOTES, searchCorpus } from "../../corpus/api.js";
 import type { RagResult } from "../../corpus/search.js";
 import { flag, numeric, requiredText } from "../params.js";
 import { defineTool } from "../tool.js";
@@ -31,16 +31,6 @@ function shape(r: RagResult, includeUuid: boolean) {
     text: passage(r),
   };
 }
-
-/** Why nothing was found, where that is not simply "no passage matches". */
-const NOTES = {
-  "empty corpus":
-    "The local corpus is empty. rag_search searches only papers synced into it with " +
-    "pubmed_sync_delta (pubmed_search searches PubMed itself).",
-  "no terms":
-    "The query has no word the index searches (stop words and punctuation are left out): " +
-    "use content words, e.g. a drug, a disease, an outcome.",
-} as const;
 
 export const ragSearch = defineTool({
   name: "rag_search",
@@ -80,7 +70,7 @@ export const ragSearch = defineTool({
     const out = await searchCorpus(args.query, args.top_k, args.quality_bias, signal);
     return {
       results: out.results.map((r) => shape(r, args.include_uuid)),
-      ...(out.why && { note: NOTES[out.why] }),
+      ...(out.why && { note: SEARCH_NOTES[out.why] }),
     };
   },
 });
