@@ -27,7 +27,7 @@ export const pubmedSyncDelta = defineTool({
     query_key: requiredText()
       .max(200)
       .describe(
-        'Your name for this saved query; its checkpoint is kept under it, e.g. "metformin-aging".',
+        'Your name for this saved query; its checkpoint is kept under it, e.g. "metformin-aging". Use a new one for a new term.',
       ),
     term: requiredText().describe("PubMed query to sync."),
     overlap_days: numeric(z.int().min(0).max(3650).default(5)).describe(
