@@ -121,6 +121,34 @@ describe("pico_search", () => {
       }),
     ).rejects.toThrow(/studyType must be one of/);
   });
+
+  it("takes an argument named in another case or separator style, and refuses one it does not have", async () => {
+    const canonical = await prompt("pico_search", {
+      population: "adults",
+      intervention: "metformin",
+      studyType: "rct",
+    });
+    const restyled = await prompt("pico_search", {
+      Population: "adults",
+      INTERVENTION: "metformin",
+      study_type: "rct",
+    });
+    expect(restyled.text).toBe(canonical.text);
+    await expect(
+      h.client.getPrompt({
+        name: "pico_search",
+        arguments: { population: "adults", intervention: "metformin", drug: "x" },
+      }),
+    ).rejects.toThrow(
+      "Prompt pico_search has no argument drug; its arguments: population, intervention, comparison, outcome, studyType.",
+    );
+    await expect(
+      h.client.getPrompt({
+        name: "pico_search",
+        arguments: { population: "adults", Population: "children", intervention: "metformin" },
+      }),
+    ).rejects.toThrow("Prompt pico_search has no argument Population;");
+  });
 });
 
 describe("systematic_review_plan", () => {

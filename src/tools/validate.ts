@@ -104,7 +104,7 @@ function unwrap(schema: z.ZodType): z.ZodType {
 }
 
 /** `max_results`, `maxResults`, `Max-Results` → "maxresults". */
-const looseName = (key: string) => key.toLowerCase().replace(/[\s_-]/g, "");
+export const looseName = (key: string) => key.toLowerCase().replace(/[\s_-]/g, "");
 
 interface UnknownKey {
   path: PropertyKey[];
