@@ -147,7 +147,9 @@ describe("pico_search", () => {
         name: "pico_search",
         arguments: { population: "adults", Population: "children", intervention: "metformin" },
       }),
-    ).rejects.toThrow("Prompt pico_search has no argument Population;");
+    ).rejects.toThrow(
+      "Prompt pico_search Population names population, which is given as well; keep one of the two; its arguments:",
+    );
   });
 });
 

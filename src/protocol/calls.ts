@@ -15,7 +15,7 @@ import { toEnvelope, type ErrorEnvelope } from "../errors.js";
 import { log, withLogOrigin } from "../log.js";
 import type { PromptContext, PromptDef } from "../prompts/prompt.js";
 import { errorResult, runTool, type ToolDef } from "../tools/tool.js";
-import { looseName, validateArgs } from "../tools/validate.js";
+import { resolveName, twinMessage, validateArgs } from "../tools/validate.js";
 import { ProtocolError, invalidParams, isPlainObject } from "./errors.js";
 import { interceptRequest } from "./intercept.js";
 import type { RequestOrigin } from "./logging.js";
@@ -152,24 +152,22 @@ export function handlePrompts(
 }
 
 /**
- * The arguments under the prompt's own names, as tools take theirs (../tools/validate.ts): a name
- * in another case or separator style is that argument; a name the prompt does not have is refused
- * with the ones it has.
+ * The arguments under the prompt's own names, matched as tools match theirs
+ * (../tools/validate.ts): a name in another case or separator style is that argument; a name the
+ * prompt does not have is refused with the ones it has.
  */
 function promptArgs(prompt: PromptDef, raw: Record<string, string>): Record<string, string> {
   const names = prompt.arguments.map((a) => a.name);
-  const byLooseName = new Map(names.map((n) => [looseName(n), n]));
   const out: Record<string, string> = {};
-  const unknown: string[] = [];
+  const problems: string[] = [];
   for (const [key, value] of Object.entries(raw)) {
-    const name = names.includes(key) ? key : byLooseName.get(looseName(key));
-    if (name === undefined || (name !== key && Object.hasOwn(raw, name))) unknown.push(key);
-    else out[name] = value;
+    const { name, twin } = resolveName(names, key, raw);
+    if (name !== undefined) out[name] = value;
+    else problems.push(twin ? `${key} ${twinMessage(twin)}` : `has no argument ${key}`);
   }
-  if (unknown.length > 0) {
-    const which = unknown.length === 1 ? "argument" : "arguments";
+  if (problems.length > 0) {
     throw invalidParams(
-      `Prompt ${prompt.name} has no ${which} ${unknown.join(", ")}; its arguments: ${names.join(", ")}.`,
+      `Prompt ${prompt.name} ${problems.join("; ")}; its arguments: ${names.join(", ")}.`,
     );
   }
   return out;

@@ -104,7 +104,28 @@ function unwrap(schema: z.ZodType): z.ZodType {
 }
 
 /** `max_results`, `maxResults`, `Max-Results` → "maxresults". */
-export const looseName = (key: string) => key.toLowerCase().replace(/[\s_-]/g, "");
+const looseName = (key: string) => key.toLowerCase().replace(/[\s_-]/g, "");
+
+/**
+ * The name among `names` that `key` means, exactly or in another case or separator style; none
+ * when it means none, or only `twin` when that name is in `given` under its own spelling as well.
+ * Tool parameters (here) and prompt arguments (protocol/calls.ts) are matched by it.
+ */
+export function resolveName(
+  names: readonly string[],
+  key: string,
+  given: object,
+): { name?: string; twin?: string } {
+  if (names.includes(key)) return { name: key };
+  const name = names.find((n) => looseName(n) === looseName(key));
+  if (name === undefined) return {};
+  return Object.hasOwn(given, name) ? { twin: name } : { name };
+}
+
+/** The clause for a key `resolveName` did not take. */
+export function twinMessage(twin: string): string {
+  return `names ${twin}, which is given as well; keep one of the two`;
+}
 
 interface UnknownKey {
   path: PropertyKey[];
@@ -139,13 +160,12 @@ function reconcileKeys(
   if (def.type !== "object" || !shape || !isObject(value)) return { value, unknown: [] };
   if (def.catchall && defOf(def.catchall).type !== "never") return { value, unknown: [] };
   const known = Object.keys(shape);
-  const byLooseName = new Map(known.map((k) => [looseName(k), k]));
   const unknown: UnknownKey[] = [];
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
-    const name = Object.hasOwn(shape, key) ? key : byLooseName.get(looseName(key));
-    if (name === undefined || (name !== key && Object.hasOwn(value, name))) {
-      unknown.push({ path: [...path, key], known, twin: name });
+    const { name, twin } = resolveName(known, key, value);
+    if (name === undefined) {
+      unknown.push({ path: [...path, key], known, twin });
       continue;
     }
     const r = reconcileKeys(shape[name]!, v, [...path, name]);
@@ -160,7 +180,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function unknownKeyMessage({ path, known, twin }: UnknownKey): string {
-  if (twin) return `names ${twin}, which is given as well; keep one of the two`;
+  if (twin) return twinMessage(twin);
   const where = path.length > 1 ? `${pathText(path.slice(0, -1))} takes` : "this tool takes";
   return `is not a parameter (${where} ${known.join(", ")})`;
 }
