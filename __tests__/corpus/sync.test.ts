@@ -226,14 +226,78 @@ describeEachBackend("corpus sync and search", (kind) => {
     expect(expected.length).toBeGreaterThan(0);
     expect(switched.pmids_processed).toBe(expected.length);
     expect(switched.warnings).toEqual([
-      `query_key "statins" was last synced with the term "${TERM}"; this call's term is "${other}". ` +
-        `Its records are searched from the checkpoint (${lastEdat.slice(0, 10)}) on, less overlap_days, ` +
-        "not from the beginning: for all of them, use a new query_key. " +
+      `query_key "statins" was last synced with the term "${TERM}". ` +
+        `This call's term is searched from the checkpoint (${lastEdat.slice(0, 10)}) on, less overlap_days, ` +
+        "not from the beginning: for all of its records, use a new query_key. " +
         "The earlier term's unfinished sync is not resumed.",
     ]);
     // The same term, spaced and cased otherwise, is the same query: no warning.
     const again = (await sync({ term: `  Ezetimibe   ADHERENCE ` })).json as SyncOut;
     expect(again.warnings).toEqual([]);
+  });
+
+  it("searches a corrected term from the beginning when the key's syncs matched nothing", async () => {
+    const typo = "statin myopahty";
+    const mistyped = (await sync({ term: typo })).json as SyncOut;
+    expect(mistyped.pmids_processed).toBe(0);
+    const { last_edat: emptyMark } = (
+      await callTool(h.client, "corpus_checkpoint_get", { query_key: "statins" })
+    ).json as { last_edat: string };
+    expect(emptyMark).toMatch(/^\d{4}-\d\d-\d\dT/); // the empty sync covered its windows
+
+    const corrected = (await sync({ max_records: 100 })).json as SyncOut;
+    expect(corrected.pmids_processed).toBeLessThanOrEqual(100);
+    expect(corrected.warnings[0]).toBe(
+      `query_key "statins" was last synced with the term "${typo}", which matched nothing; ` +
+        "this call's term is searched from the beginning.",
+    );
+    // The mark moved from the beginning, not kept at the empty sync's: a crash here loses nothing.
+    const { last_edat: partialMark } = (
+      await callTool(h.client, "corpus_checkpoint_get", { query_key: "statins" })
+    ).json as { last_edat: string | null };
+    expect(partialMark === null || partialMark < emptyMark).toBe(true);
+
+    const rest = (await sync()).json as SyncOut;
+    expect(rest.warnings).toEqual([]);
+    const expected = ncbi.corpus.pmidsFor(TERM);
+    expect(corrected.pmids_processed + rest.pmids_processed).toBe(expected.length);
+    expect(await storedPmids()).toEqual([...expected].sort());
+  });
+
+  it("keeps a checkpoint set by hand for a new term, though the key's syncs matched nothing", async () => {
+    await sync({ term: "statin myopahty" });
+    await callTool(h.client, "corpus_checkpoint_set", {
+      query_key: "statins",
+      last_edat: "2025-01-01T00:00:00Z",
+    });
+    const out = (await sync({ overlap_days: 0 })).json as SyncOut;
+    expect(out.pmids_processed).toBe(ncbi.corpus.pmidsFor(TERM, { edatFrom: "2025-01-01" }).length);
+    expect(out.pmids_processed).toBeLessThan(ncbi.corpus.pmidsFor(TERM).length);
+    expect(out.warnings.join(" ")).toContain("searched from the checkpoint (2025-01-01) on");
+  });
+
+  it("sends a later sync's two searches (arrivals, revisions) together, not one after the other", async () => {
+    await sync();
+    // The arrivals search is answered only once the revisions search has arrived (or after 10 s).
+    let revisionsArrived: () => void = () => undefined;
+    const revisions = new Promise<void>((resolve) => (revisionsArrived = resolve));
+    let together = false;
+    ncbi.fake.route(async (req) => {
+      if (req.utility !== "esearch") return undefined;
+      if (req.params.datetype === "mdat") revisionsArrived();
+      else {
+        let timer: NodeJS.Timeout | undefined;
+        together = await Promise.race([
+          revisions.then(() => true),
+          new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 10_000))),
+        ]);
+        clearTimeout(timer);
+      }
+      return undefined; // the synthetic NCBI answers
+    });
+    const out = await sync();
+    expect(out.isError).toBe(false);
+    expect(together).toBe(true);
   });
 
   it("passes on what PubMed says of the term, once, without its empty-window notices", async () => {

@@ -16,7 +16,13 @@ import type { EutilsClient } from "../eutils/client.js";
 import { isoDay } from "../eutils/dates.js";
 import { parseESearch } from "../eutils/parse/esearch.js";
 import { xml2js } from "../eutils/parse/xml2js.js";
-import { advanceCheckpoint, advanceRevisions, getCheckpoint } from "../store/checkpoints.js";
+import {
+  advanceCheckpoint,
+  advanceRevisions,
+  checkpointCoversNothing,
+  clearCheckpoint,
+  getCheckpoint,
+} from "../store/checkpoints.js";
 import type { Store } from "../store/db.js";
 import {
   clearSyncProgress,
@@ -359,7 +365,9 @@ export async function syncDelta(deps: SyncDeps, input: SyncInput): Promise<SyncR
  * Arrivals, then (unless this is a first sync) revisions; false when max_records stopped it.
  * `previousTerm`: the term of the key's last sync. When this call's differs, the earlier term's
  * unfinished walk is not resumed (its days say nothing of the new term's records, which it would
- * skip), and a warning says what the key's checkpoint means for the new term.
+ * skip), and a warning says what the key's checkpoint means for the new term. A checkpoint that
+ * covers no paper (the key's syncs matched nothing, no one set it) is not kept for a new term:
+ * that is a mistyped term corrected, and its records are searched from the beginning.
  */
 async function walkAll(
   run: SyncRun,
@@ -369,21 +377,35 @@ async function walkAll(
   const { db } = run.deps.store;
   const changed = previousTerm !== undefined && !sameTerm(previousTerm, input.term);
   const saved = await getSyncProgress<ResumePoints>(db, input.queryKey);
-  const cp = await getCheckpoint(db, input.queryKey);
+  let cp = await getCheckpoint(db, input.queryKey);
   if (changed) {
-    const since = cp?.lastEdat
-      ? ` Its records are searched from the checkpoint (${isoDay(cp.lastEdat)}) on, less overlap_days, not from the beginning: for all of them, use a new query_key.`
-      : "";
-    const resumed = saved ? " The earlier term's unfinished sync is not resumed." : "";
-    run.warnings.push(
-      `query_key "${input.queryKey}" was last synced with the term "${previousTerm}"; this call's term is "${input.term}".${since}${resumed}`,
-    );
+    const was = `query_key "${input.queryKey}" was last synced with the term "${clip(previousTerm)}"`;
+    if (cp?.lastEdat && (await checkpointCoversNothing(db, input.queryKey))) {
+      // Cleared, not only set aside: a sync that stops early moves the marks from the beginning.
+      await clearCheckpoint(db, input.queryKey, "a new term; the earlier one matched nothing");
+      cp = null;
+      run.warnings.push(
+        `${was}, which matched nothing; this call's term is searched from the beginning.`,
+      );
+    } else {
+      const since = cp?.lastEdat
+        ? ` This call's term is searched from the checkpoint (${isoDay(cp.lastEdat)}) on, less overlap_days, not from the beginning: for all of its records, use a new query_key.`
+        : "";
+      const resumed = saved ? " The earlier term's unfinished sync is not resumed." : "";
+      run.warnings.push(`${was}.${since}${resumed}`);
+    }
   }
   run.plan = syncPlan(cp, input.overlapDays, run.now, changed ? null : (saved?.state ?? null));
   const complete = await walkPlan(run, input);
   if (complete) await clearSyncProgress(db, input.queryKey);
   else await setSyncProgress(db, input.queryKey, run.resumePoints());
   return complete;
+}
+
+/** A term as a warning quotes it: at most 100 characters. */
+function clip(term: string): string {
+  const t = term.trim().replace(/\s+/g, " ");
+  return t.length <= 100 ? t : `${t.slice(0, 99)}…`;
 }
 
 /** The same PubMed query, whatever its spacing and case. */
@@ -395,10 +417,12 @@ function sameTerm(a: string, b: string): boolean {
 async function walkPlan(run: SyncRun, input: SyncInput): Promise<boolean> {
   const { arrivals, revisions } = run.plan;
   run.preparer.warm(); // ready by the time the first EFetch reply is
-  const arrivalsRoot = await run.search("arrivals", arrivals.from, arrivals.to);
-  let revisionsRoot = revisions
-    ? await run.search("revisions", revisions.from, revisions.to)
-    : null;
+  // Both searches at once: the second costs no round trip of its own.
+  const [arrivalsRoot, firstRevisionsRoot] = await Promise.all([
+    run.search("arrivals", arrivals.from, arrivals.to),
+    revisions ? run.search("revisions", revisions.from, revisions.to) : null,
+  ]);
+  let revisionsRoot = firstRevisionsRoot;
   run.progressOut.setTotal(
     Math.min(arrivalsRoot.count + (revisionsRoot?.count ?? 0), input.maxRecords),
   );

@@ -199,6 +199,41 @@ export async function setCheckpointManual(
   );
 }
 
+/**
+ * Clears both marks for a sync (audited with `note`), so it walks from the beginning and moves the
+ * marks forward from there, as a first sync does.
+ */
+export async function clearCheckpoint(db: Db, queryKey: string, note: string): Promise<void> {
+  await storeCall("clearing a checkpoint", () =>
+    setCheckpoint(db, queryKey, "sync", note, () => ({ edat: null, mdat: null })),
+  );
+}
+
+/**
+ * Whether the key's checkpoint holds nothing worth keeping: no one set it by hand, and none of the
+ * key's syncs processed a record (its term matched nothing), so its marks cover no paper.
+ */
+export async function checkpointCoversNothing(db: Db, queryKey: string): Promise<boolean> {
+  return storeCall("reading a checkpoint's history", async () => {
+    const manual = await db
+      .selectFrom("checkpoint_audit")
+      .select("id")
+      .where("query_key", "=", queryKey)
+      .where("source", "=", "manual")
+      .limit(1)
+      .executeTakeFirst();
+    if (manual) return false;
+    const stored = await db
+      .selectFrom("sync_jobs")
+      .select("id")
+      .where("query_key", "=", queryKey)
+      .where("pmids_processed", ">", 0)
+      .limit(1)
+      .executeTakeFirst();
+    return !stored;
+  });
+}
+
 /** The audit trail of one query_key, oldest first. */
 export async function listAudit(db: Db, queryKey: string): Promise<CheckpointAuditEntry[]> {
   const rows = await storeCall("reading the checkpoint audit", () =>
