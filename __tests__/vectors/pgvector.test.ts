@@ -49,6 +49,20 @@ function opener(open: () => Promise<DbHandle>, into: { handle?: DbHandle }) {
   };
 }
 
+/** Concurrent payload reads (batched while one runs) answer each caller as one read alone does. */
+async function concurrentPayloads(store: PgVectorStore): Promise<void> {
+  const asks = CORPUS.map((_, i) => [CORPUS[i]!.id, CORPUS[(i + 3) % CORPUS.length]!.id]);
+  const alone = [];
+  for (const ids of asks) alone.push(await store.payloads(ids));
+  const together = await Promise.all(asks.map((ids) => store.payloads(ids)));
+  asks.forEach((ids, i) => {
+    for (const id of ids) {
+      expect(together[i]!.get(id)).toEqual(CORPUS.find((c) => c.id === id)!.payload);
+      expect(together[i]!.get(id)).toEqual(alone[i]!.get(id));
+    }
+  });
+}
+
 describe("pgvector adapter on PGlite (vector type, dense leg in memory)", () => {
   const ctx: { handle?: DbHandle } = {};
   const store = vectorStoreBehaviour(opener(openPglite, ctx));
@@ -56,6 +70,10 @@ describe("pgvector adapter on PGlite (vector type, dense leg in memory)", () => 
   it(`stores vector(${DIMENSION}) and keeps N equal to the row count`, async () => {
     expect(await columnType(ctx.handle!)).toBe(`vector(${DIMENSION})`);
     expect(await store().count()).toBe(await rowCount(ctx.handle!));
+  });
+
+  it("answers concurrent payload reads as it answers one alone", async () => {
+    await concurrentPayloads(store() as PgVectorStore);
   });
 
   it("read the suite's payloads through the store's named statement (across a reset)", async () => {
@@ -90,6 +108,10 @@ describe("pgvector adapter on PGlite (vector type, dense leg in memory)", () => 
 describePostgres("pgvector adapter on PostgreSQL without the extension (real[] fallback)", () => {
   const ctx: { handle?: DbHandle } = {};
   const store = vectorStoreBehaviour(opener(openPostgres, ctx));
+
+  it("answers concurrent payload reads as it answers one alone", async () => {
+    await concurrentPayloads(store() as PgVectorStore);
+  });
 
   it("stores real[] unit vectors, keeps N exact, and builds no index over them", async () => {
     expect(ctx.handle!.hasPgvector).toBe(false);

@@ -28,6 +28,7 @@ import { LexicalMirror } from "./pgvector-lexical.js";
 import { createTables, dropSupersededChunkRows, dropTables } from "./pgvector-schema.js";
 import { PAYLOAD_COLUMNS, lexicalRow, toHits, type HitRow } from "./pgvector-rows.js";
 import { writeSlice, type Storage } from "./pgvector-write.js";
+import { ReadBatcher } from "./read-batcher.js";
 import { TOMBSTONE_GENERATIONS, type LocalWrites } from "./table-mirror.js";
 import type {
   ChunkPayload,
@@ -60,6 +61,7 @@ export class PgVectorStore implements VectorStore {
   readonly #lexical: LexicalMirror;
   readonly #dense: DenseMirror;
   readonly #read: PreparedRead;
+  readonly #payloads = new ReadBatcher((ids) => this.#readPayloads(ids));
 
   constructor(
     private readonly db: Kysely<any>, // eslint-disable-line @typescript-eslint/no-explicit-any -- only its own tables, not the store's schema
@@ -253,9 +255,16 @@ export class PgVectorStore implements VectorStore {
     }));
   }
 
-  /** The payload of these chunks, by primary key. */
+  /**
+   * The payload of these chunks, by primary key (with other chunks' when concurrent searches'
+   * reads went together: ./read-batcher.ts).
+   */
   async payloads(ids: string[]): Promise<Map<string, ChunkPayload>> {
     if (ids.length === 0) return new Map();
+    return this.#payloads.get(ids);
+  }
+
+  async #readPayloads(ids: string[]): Promise<Map<string, ChunkPayload>> {
     // The same text every time (one parameter): the store may keep it prepared.
     const query = sql<HitRow>`select v.id, v.pmid, 0 as score, ${PAYLOAD_COLUMNS}
       from chunk_vectors v where v.id = any(${ids}::uuid[])`.compile(this.db);
