@@ -52,7 +52,7 @@ function opener(open: () => Promise<DbHandle>, into: { handle?: DbHandle }) {
 /** Concurrent payload reads (batched while one runs) answer each caller as one read alone does. */
 async function concurrentPayloads(store: PgVectorStore): Promise<void> {
   const asks = CORPUS.map((_, i) => [CORPUS[i]!.id, CORPUS[(i + 3) % CORPUS.length]!.id]);
-  const alone = [];
+  const alone: Map<string, unknown>[] = [];
   for (const ids of asks) alone.push(await store.payloads(ids));
   const together = await Promise.all(asks.map((ids) => store.payloads(ids)));
   asks.forEach((ids, i) => {
