@@ -300,6 +300,23 @@ describeEachBackend("corpus sync and search", (kind) => {
     expect(together).toBe(true);
   });
 
+  it("ends a later sync whose first search fails only once its other search is answered", async () => {
+    await sync();
+    let revisionsAnswered = false;
+    ncbi.fake.route(async (req) => {
+      if (req.utility !== "esearch") return undefined;
+      if (req.params.datetype !== "mdat") {
+        return { status: 400, body: "fake: a search NCBI refuses", contentType: "text/plain" };
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      revisionsAnswered = true;
+      return undefined; // the synthetic NCBI answers
+    });
+    const out = await sync();
+    expect(out.isError).toBe(true);
+    expect(revisionsAnswered).toBe(true);
+  });
+
   it("passes on what PubMed says of the term, once, without its empty-window notices", async () => {
     // The fake answers such a term as NCBI does: PhraseNotFound, and "No items found."
     const term = "qqqxyz nothing";

@@ -417,12 +417,16 @@ function sameTerm(a: string, b: string): boolean {
 async function walkPlan(run: SyncRun, input: SyncInput): Promise<boolean> {
   const { arrivals, revisions } = run.plan;
   run.preparer.warm(); // ready by the time the first EFetch reply is
-  // Both searches at once: the second costs no round trip of its own.
-  const [arrivalsRoot, firstRevisionsRoot] = await Promise.all([
+  // Both searches at once: the second costs no round trip of its own. Both settle before either
+  // failure stops the sync, so no request of it outlives the call.
+  const [arrivalsSearch, revisionsSearch] = await Promise.allSettled([
     run.search("arrivals", arrivals.from, arrivals.to),
     revisions ? run.search("revisions", revisions.from, revisions.to) : null,
   ]);
-  let revisionsRoot = firstRevisionsRoot;
+  if (arrivalsSearch.status === "rejected") throw arrivalsSearch.reason;
+  if (revisionsSearch.status === "rejected") throw revisionsSearch.reason;
+  const arrivalsRoot = arrivalsSearch.value;
+  let revisionsRoot = revisionsSearch.value;
   run.progressOut.setTotal(
     Math.min(arrivalsRoot.count + (revisionsRoot?.count ?? 0), input.maxRecords),
   );
