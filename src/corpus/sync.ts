@@ -402,16 +402,18 @@ async function walkAll(
   return complete;
 }
 
+/** A term with its runs of white space as one space. */
+const spaced = (term: string) => term.trim().replace(/\s+/g, " ");
+
 /** A term as a warning quotes it: at most 100 characters. */
 function clip(term: string): string {
-  const t = term.trim().replace(/\s+/g, " ");
+  const t = spaced(term);
   return t.length <= 100 ? t : `${t.slice(0, 99)}…`;
 }
 
 /** The same PubMed query, whatever its spacing and case. */
 function sameTerm(a: string, b: string): boolean {
-  const norm = (t: string) => t.trim().replace(/\s+/g, " ").toLowerCase();
-  return norm(a) === norm(b);
+  return spaced(a).toLowerCase() === spaced(b).toLowerCase();
 }
 
 async function walkPlan(run: SyncRun, input: SyncInput): Promise<boolean> {
