@@ -66,6 +66,11 @@ export interface Grant {
 export interface CommentCorrection {
   refType: string;
   pmid: string | null;
+  /**
+   * The linked record's citation ("Lancet. 2010 Feb 6;375(9713):445"), kept only on the links of
+   * integrity notices (RetractionIn, ErratumFor, …: src/trust/notices.ts) for the notice's date.
+   */
+  refSource?: string;
 }
 
 export interface ArticleDates {

@@ -75,7 +75,9 @@ export const articleSchema = z.object({
   pmcid: text,
   articleDates: z.object({ edat: text, lr: text, pubmed: text }).optional(),
   isRetracted: z.boolean(),
-  commentsCorrections: z.array(z.object({ refType: z.string(), pmid: text })).optional(),
+  commentsCorrections: z
+    .array(z.object({ refType: z.string(), pmid: text, refSource: z.string().optional() }))
+    .optional(),
   citationSubsets: texts,
   languages: texts,
   recordType: z.enum(["PubmedArticle", "PubmedBookArticle"]).optional(),

@@ -331,9 +331,18 @@ function grantsOf(list: XmlNode | undefined): Grant[] {
   }));
 }
 
+/** The links of integrity notices, both ways (src/trust/notices.ts reads them). */
+const NOTICE_LINK =
+  /^(?:Retraction|RetractedandRepublished|Erratum|CorrectedandRepublished|ExpressionOfConcern)(?:In|Of|For|From)$/;
+
 function commentCorrection(node: XmlNode): CommentCorrection[] {
   const refType = attr(node, "RefType");
-  return refType === null ? [] : [{ refType, pmid: text(element(node, "PMID")) }];
+  if (refType === null) return [];
+  const link: CommentCorrection = { refType, pmid: text(element(node, "PMID")) };
+  // Only notices' links keep their citation: the hundreds of "Cites" links of a record do not.
+  const refSource = NOTICE_LINK.test(refType) ? text(element(node, "RefSource")) : null;
+  if (refSource !== null) link.refSource = refSource;
+  return [link];
 }
 
 /** ArticleId of the record itself; ArticleIdLists inside ReferenceList are other papers'. */

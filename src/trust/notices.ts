@@ -1,0 +1,151 @@
+/**
+ * Integrity notices (docs/trust.md): retraction, correction (erratum), expression of concern and
+ * withdrawal, on every record a tool returns. This file reads them from PubMed's own data, which
+ * every PubMed source carries:
+ * - the record's CommentsCorrections "…In" side (RetractionIn, ErratumIn, ExpressionOfConcernIn,
+ *   …), naming the notice's PMID and, in RefSource, its citation (whose date we read);
+ * - the record's publication types ("Retracted Publication" without a RetractionIn link);
+ * - the notice's "…Of"/"…For" side pointing back (RetractionOf, ErratumFor, …), when the notice
+ *   and the record it is about are in one answer (`linkNotices`).
+ * Europe PMC and Crossref notices are read where their replies are parsed, into the same shape,
+ * and merged with `mergeNotices`.
+ */
+import { monthNumber } from "../eutils/dates.js";
+import type { Article, CommentCorrection } from "../eutils/types.js";
+
+export const NOTICE_TYPES = [
+  "retraction",
+  "correction",
+  "expression_of_concern",
+  "withdrawal",
+] as const;
+export type NoticeType = (typeof NOTICE_TYPES)[number];
+
+/** A notice on a record; absent fields are unknown (never null). */
+export interface Notice {
+  type: NoticeType;
+  notice_pmid?: string;
+  notice_doi?: string;
+  /** ISO-8601, as precise as the source: "2020", "2020-06" or "2020-06-05". */
+  date?: string;
+}
+
+/** CommentsCorrections on the record a notice is about, and the notice it names. */
+const ON_RECORD: Readonly<Record<string, NoticeType>> = {
+  RetractionIn: "retraction",
+  RetractedandRepublishedIn: "retraction",
+  ErratumIn: "correction",
+  CorrectedandRepublishedIn: "correction",
+  ExpressionOfConcernIn: "expression_of_concern",
+};
+
+/** CommentsCorrections on a notice, naming the record it is about. */
+const ON_NOTICE: Readonly<Record<string, NoticeType>> = {
+  RetractionOf: "retraction",
+  RetractedandRepublishedFrom: "retraction",
+  ErratumFor: "correction",
+  CorrectedandRepublishedFrom: "correction",
+  ExpressionOfConcernFor: "expression_of_concern",
+};
+
+/** Publication types that say a record was retracted or withdrawn when no link names the notice. */
+const FLAGGED_TYPES: Readonly<Record<string, NoticeType>> = {
+  "retracted publication": "retraction",
+  "withdrawn publication": "withdrawal",
+};
+
+/**
+ * "Lancet. 2010 Feb 6;375(9713):445" → "2010-02-06"; "BMJ. 2019;364:l123" → "2019". The date
+ * follows the journal's name and its full stop, before the volume's ";".
+ */
+export function refSourceDate(refSource: string | null | undefined): string | undefined {
+  const m = /\.\s+(\d{4})(?:\s+([A-Za-z]{3,9})(?:\s+(\d{1,2}))?)?\s*(?:[;:]|$)/.exec(
+    refSource ?? "",
+  );
+  if (!m) return undefined;
+  const month = monthNumber(m[2]);
+  if (!month) return m[1];
+  return m[3] ? `${m[1]}-${month}-${m[3].padStart(2, "0")}` : `${m[1]}-${month}`;
+}
+
+function fromLink(c: CommentCorrection, type: NoticeType): Notice {
+  const date = refSourceDate(c.refSource);
+  return {
+    type,
+    ...(c.pmid ? { notice_pmid: c.pmid } : {}),
+    ...(date ? { date } : {}),
+  };
+}
+
+/** The notices PubMed's record carries about itself. */
+export function noticesFromArticle(a: Pick<Article, "publicationTypes" | "commentsCorrections">) {
+  const notices: Notice[] = [];
+  for (const c of a.commentsCorrections) {
+    const type = ON_RECORD[c.refType];
+    if (type) notices.push(fromLink(c, type));
+  }
+  for (const t of a.publicationTypes) {
+    const type = FLAGGED_TYPES[t.toLowerCase()];
+    if (type) notices.push({ type });
+  }
+  return mergeNotices(notices);
+}
+
+/**
+ * Notices from publication types alone (ESummary's PubType list, Europe PMC's pubTypeList), for
+ * sources that carry no links.
+ */
+export function noticesFromPublicationTypes(types: readonly string[]): Notice[] {
+  return noticesFromArticle({ publicationTypes: [...types], commentsCorrections: [] });
+}
+
+/**
+ * The notices among `records` pointing back at other records of the same answer (a retraction
+ * notice's RetractionOf), by the PMID they are about. PubMed links both ways, but the two records
+ * are revised at different times, so one side may be missing for a while.
+ */
+export function linkNotices(
+  records: readonly Pick<Article, "pmid" | "commentsCorrections" | "journalInfo">[],
+): Map<string, Notice[]> {
+  const about = new Map<string, Notice[]>();
+  for (const r of records) {
+    for (const c of r.commentsCorrections) {
+      const type = ON_NOTICE[c.refType];
+      if (!type || !c.pmid) continue;
+      const d = r.journalInfo.publicationDate;
+      const month = monthNumber(d.month);
+      const date = d.year ? (month ? `${d.year}-${month}` : d.year) : undefined;
+      const notice: Notice = { type, notice_pmid: r.pmid, ...(date ? { date } : {}) };
+      about.set(c.pmid, [...(about.get(c.pmid) ?? []), notice]);
+    }
+  }
+  return about;
+}
+
+/**
+ * One notice per event: notices of one type naming the same PMID or DOI (or, for a bare flag,
+ * any notice of that type) are one, keeping every field any of them knows. Retractions first.
+ */
+export function mergeNotices(notices: readonly Notice[]): Notice[] {
+  const out: Notice[] = [];
+  for (const n of notices) {
+    const same = out.find(
+      (o) =>
+        o.type === n.type &&
+        ((n.notice_pmid !== undefined && o.notice_pmid === n.notice_pmid) ||
+          (n.notice_doi !== undefined &&
+            o.notice_doi?.toLowerCase() === n.notice_doi.toLowerCase()) ||
+          (n.notice_pmid === undefined && n.notice_doi === undefined) ||
+          (o.notice_pmid === undefined && o.notice_doi === undefined)),
+    );
+    if (!same) {
+      out.push({ ...n });
+      continue;
+    }
+    same.notice_pmid ??= n.notice_pmid;
+    same.notice_doi ??= n.notice_doi;
+    if (n.date && (!same.date || n.date.length > same.date.length)) same.date = n.date;
+  }
+  const rank = (t: NoticeType) => NOTICE_TYPES.indexOf(t);
+  return out.sort((a, b) => rank(a.type) - rank(b.type));
+}
