@@ -20,6 +20,7 @@ import { pubmedSearch } from "./pubmed/pubmed_search.js";
 import { pubmedSpell } from "./pubmed/pubmed_spell.js";
 import { pubmedTrend } from "./pubmed/pubmed_trend.js";
 import type { ToolDef } from "./tool.js";
+import { pubmedVerifyReferences } from "./trust/pubmed_verify_references.js";
 
 export const TOOLS: readonly ToolDef[] = [
   pubmedSearch,
@@ -34,6 +35,7 @@ export const TOOLS: readonly ToolDef[] = [
   pubmedMesh,
   europepmcSearch,
   pubmedAnnotations,
+  pubmedVerifyReferences,
   pubmedSyncDelta,
   ragSearch,
   ragGet,

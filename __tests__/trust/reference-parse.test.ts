@@ -1,0 +1,291 @@
+/**
+ * Reading references: the fields each common style gives, BibTeX and RIS entries, splitting
+ * pasted lists, and the comparison rules (page ranges, journal abbreviations, names).
+ */
+import { describe, expect, test } from "@jest/globals";
+import { emptyArticle, type Article } from "../../src/eutils/types.js";
+import { differences, sameJournal } from "../../src/trust/reference-compare.js";
+import { parseFreeText } from "../../src/trust/reference-parse.js";
+import {
+  parseBibtex,
+  parseRis,
+  splitReferences,
+  unlatex,
+} from "../../src/trust/reference-tagged.js";
+import { pageRange, searchWords, titleSimilarity } from "../../src/trust/reference-text.js";
+
+describe("free-text references", () => {
+  test("Vancouver, with et al., month, issue, abbreviated pages and a DOI", () => {
+    expect(
+      parseFreeText(
+        "Smith J, Lee AB, et al. Effects of aspirin on stroke. Results of a trial. N Engl J Med. 2019 Mar;380(3):100-9. doi:10.1056/NEJMoa123.",
+      ),
+    ).toEqual({
+      authors: [
+        { family: "Smith", initials: "J" },
+        { family: "Lee", initials: "AB" },
+      ],
+      etAl: true,
+      title: "Effects of aspirin on stroke. Results of a trial",
+      journal: "N Engl J Med",
+      year: "2019",
+      volume: "380",
+      issue: "3",
+      pages: "100-9",
+      doi: "10.1056/nejmoa123",
+    });
+  });
+
+  test("Vancouver with numbering, particles, diacritics, a question title and an article number", () => {
+    expect(
+      parseFreeText(
+        "12. Müller-Lüdenscheidt K, van der Berg AB, O'Neil C. Is coffee good? BMJ. 2019;364:l123. PMID: 30612345",
+      ),
+    ).toEqual({
+      authors: [
+        { family: "Müller-Lüdenscheidt", initials: "K" },
+        { family: "van der Berg", initials: "AB" },
+        { family: "O'Neil", initials: "C" },
+      ],
+      etAl: false,
+      title: "Is coffee good?",
+      journal: "BMJ",
+      year: "2019",
+      volume: "364",
+      pages: "l123",
+      pmid: "30612345",
+    });
+  });
+
+  test("APA with an ampersand, an en dash and a resolver DOI", () => {
+    expect(
+      parseFreeText(
+        "Smith, J., & Lee, A. B. (2019). Effects of aspirin on stroke: A trial. Journal of Neurology, 12(3), 100–109. https://doi.org/10.1000/XYZ",
+      ),
+    ).toEqual({
+      authors: [
+        { family: "Smith", initials: "J" },
+        { family: "Lee", initials: "AB" },
+      ],
+      etAl: false,
+      title: "Effects of aspirin on stroke: A trial",
+      journal: "Journal of Neurology",
+      year: "2019",
+      volume: "12",
+      issue: "3",
+      pages: "100–109",
+      doi: "10.1000/xyz",
+    });
+  });
+
+  test("Harvard with a quoted title holding an apostrophe and a comma", () => {
+    expect(
+      parseFreeText(
+        "Smith, J.A. and Lee, C. (2019) 'Alzheimer's disease, a review', Journal of Dementia, 12(3), pp. 100–109.",
+      ),
+    ).toMatchObject({
+      authors: [
+        { family: "Smith", initials: "JA" },
+        { family: "Lee", initials: "C" },
+      ],
+      title: "Alzheimer's disease, a review",
+      journal: "Journal of Dementia",
+      year: "2019",
+      volume: "12",
+      pages: "100–109",
+    });
+  });
+
+  test("informal: one author with et al., a title with a comma, journal and year", () => {
+    expect(parseFreeText("Smith et al., Cancer statistics, 2019, CA Cancer J Clin 2019")).toEqual({
+      authors: [{ family: "Smith" }],
+      etAl: true,
+      title: "Cancer statistics, 2019",
+      journal: "CA Cancer J Clin",
+      year: "2019",
+    });
+  });
+
+  test("a bare title, and a bare PMID", () => {
+    expect(parseFreeText("Effects of aspirin on stroke")).toEqual({
+      authors: [],
+      etAl: false,
+      title: "Effects of aspirin on stroke",
+    });
+    expect(parseFreeText("PMID: 12345678")).toEqual({ authors: [], etAl: false, pmid: "12345678" });
+  });
+
+  test("a 10 kB run of letters is read in bounded time and gives no fields it does not have", () => {
+    const started = process.hrtime.bigint();
+    const parsed = parseFreeText("Smith J, ".repeat(1200) + "x");
+    expect(parsed.year).toBeUndefined();
+    // Not a timing assertion of the code's speed: a catastrophic backtrack would take minutes.
+    expect(Number(process.hrtime.bigint() - started) / 1e9).toBeLessThan(60);
+  });
+});
+
+describe("BibTeX and RIS", () => {
+  test("a BibTeX entry with braces, quotes, LaTeX accents and 'and others'", () => {
+    const entry = `@article{smith2019,
+      author = {M{\\"u}ller, Karl and Jos{\\'e} Garc{\\'\\i}a and others},
+      title = {{Effects} of aspirin on {stroke}},
+      journal = "N Engl J Med",
+      year = 2019, volume = {380}, number = {3}, pages = {100--109},
+      doi = {10.1056/NEJMoa123}, pmid = {30612345}
+    }`;
+    expect(parseBibtex(entry)).toEqual({
+      authors: [
+        { family: "Müller", initials: "K" },
+        { family: "García", initials: "J" },
+      ],
+      etAl: true,
+      title: "Effects of aspirin on stroke",
+      journal: "N Engl J Med",
+      year: "2019",
+      volume: "380",
+      issue: "3",
+      pages: "100-109",
+      doi: "10.1056/nejmoa123",
+      pmid: "30612345",
+    });
+    expect(unlatex('Schr{\\"o}dinger \\& Co')).toBe("Schrödinger & Co");
+  });
+
+  test("a RIS record", () => {
+    const ris = [
+      "TY  - JOUR",
+      "AU  - Smith, John A.",
+      "AU  - Lee, C.",
+      "TI  - Effects of aspirin on stroke",
+      "JO  - Journal of Neurology",
+      "PY  - 2019///",
+      "VL  - 12",
+      "IS  - 3",
+      "SP  - 100",
+      "EP  - 109",
+      "DO  - 10.1000/xyz",
+      "AN  - 30612345",
+      "ER  - ",
+    ].join("\n");
+    expect(parseRis(ris)).toEqual({
+      authors: [
+        { family: "Smith", initials: "JA" },
+        { family: "Lee", initials: "C" },
+      ],
+      etAl: false,
+      title: "Effects of aspirin on stroke",
+      journal: "Journal of Neurology",
+      year: "2019",
+      volume: "12",
+      issue: "3",
+      pages: "100-109",
+      doi: "10.1000/xyz",
+      pmid: "30612345",
+    });
+  });
+
+  test("blocks and lists are split into their references", () => {
+    expect(splitReferences("@article{a, title={A}}\n@comment{x}\n@book{b, title={B}}")).toEqual([
+      { text: "@article{a, title={A}}", format: "bibtex" },
+      { text: "@book{b, title={B}}", format: "bibtex" },
+    ]);
+    const ris = "TY  - JOUR\nTI  - One\nER  - \nTY  - JOUR\nTI  - Two\nER  - ";
+    expect(splitReferences(ris).map((p) => p.format)).toEqual(["ris", "ris"]);
+    const numbered =
+      "1. Smith J. A first title that wraps\nonto a second line. Lancet. 2019;1:2.\n2. Lee A. Another. BMJ. 2018;3:4.";
+    expect(splitReferences(numbered).map((p) => p.text)).toEqual([
+      "1. Smith J. A first title that wraps onto a second line. Lancet. 2019;1:2.",
+      "2. Lee A. Another. BMJ. 2018;3:4.",
+    ]);
+    expect(
+      splitReferences("[1] Smith J. One title. Lancet. 2019;1:2. [2] Lee A. Two. BMJ. 2018;3:4."),
+    ).toHaveLength(2);
+    expect(splitReferences("Smith J. One title. Lancet. 2019;1:2.")).toHaveLength(1);
+  });
+});
+
+describe("comparison rules", () => {
+  test("page ranges as MEDLINE abbreviates them", () => {
+    expect(pageRange("1286-93")).toEqual({ first: "1286", last: "1293" });
+    expect(pageRange("pp. 1286–1293")).toEqual({ first: "1286", last: "1293" });
+    expect(pageRange("e0123456")).toEqual({ first: "e0123456" });
+    expect(pageRange("R12-5")).toEqual({ first: "r12", last: "15" });
+  });
+
+  test("a journal matches by full title, ISO abbreviation, or as an abbreviation of either", () => {
+    const rec = {
+      journalInfo: {
+        ...emptyArticle("1").journalInfo,
+        title: "The Journal of biological chemistry",
+        isoAbbreviation: "J Biol Chem",
+      },
+    };
+    expect(sameJournal("J. Biol. Chem.", rec)).toBe(true);
+    expect(sameJournal("Journal of Biological Chemistry", rec)).toBe(true);
+    expect(sameJournal("J Biol", rec)).toBe(false);
+    expect(sameJournal("Journal of Clinical Chemistry", rec)).toBe(false);
+    const bmj = {
+      journalInfo: {
+        ...rec.journalInfo,
+        title: "BMJ (Clinical research ed.)",
+        isoAbbreviation: "BMJ",
+      },
+    };
+    expect(sameJournal("BMJ", bmj)).toBe(true);
+  });
+
+  test("differences name each disagreeing field; diacritics, case and initials are tolerated", () => {
+    const a: Article = {
+      ...emptyArticle("30612345"),
+      title: "Effects of aspirin on stroke in Müller's cohort.",
+      authors: [
+        {
+          ...emptyArticle("1").authors[0],
+          lastName: "Müller",
+          firstName: "Karl",
+          initials: "K",
+          collectiveName: null,
+          orcid: null,
+          affiliations: [],
+        },
+        {
+          lastName: "Lee",
+          firstName: "Anne",
+          initials: "AB",
+          collectiveName: null,
+          orcid: null,
+          affiliations: [],
+        },
+      ],
+      journalInfo: {
+        ...emptyArticle("1").journalInfo,
+        title: "The New England journal of medicine",
+        isoAbbreviation: "N Engl J Med",
+        volume: "380",
+        pages: "1286-93",
+        publicationDate: { year: "2019", month: "Mar", day: null, medlineDate: null },
+      },
+      doi: "10.1056/NEJMoa123",
+    };
+    const ref = parseFreeText(
+      "Muller K, Lee A. Effects of aspirin on stroke in Muller's cohort. N Engl J Med. 2019;380:1286-1293. doi:10.1056/nejmoa123",
+    );
+    expect(differences(ref, a)).toEqual([]);
+    const wrong = parseFreeText(
+      "Muller K, Lee A. Effects of aspirin on stroke in Muller's cohort. N Engl J Med. 2017;381:1286-1299. doi:10.1056/nejmoa124",
+    );
+    expect(differences(wrong, a)).toEqual(["year", "volume", "pages", "doi"]);
+    const otherAuthors = parseFreeText(
+      "Jones P, Lee A. Effects of aspirin on stroke in Muller's cohort. N Engl J Med. 2019;380:1286-93.",
+    );
+    expect(differences(otherAuthors, a)).toEqual(["authors"]);
+  });
+
+  test("title words for searching and title similarity", () => {
+    expect(
+      searchWords("Effects of aspirin on stroke: a COVID-19 randomised trial in Müller's cohort"),
+    ).toEqual(["effects", "aspirin", "stroke", "randomised", "muller"]);
+    expect(titleSimilarity("Aspirin and stroke.", "aspirin AND STROKE")).toBe(1);
+    expect(titleSimilarity("Aspirin and stroke", "Coffee and cancer")).toBeLessThan(0.5);
+  });
+});
