@@ -3,7 +3,7 @@
  * single references (docs/trust.md). Both formats are small enough to read here; the citation
  * library the project has (citation-js) takes seconds to load and would run on the MCP loop.
  */
-import { parseAuthors, parseFreeText, type ParsedReference } from "./reference-parse.js";
+import { parseFreeText, type ParsedReference } from "./reference-parse.js";
 import { initialsOf, normalizeDoi, type RefAuthor } from "./reference-text.js";
 
 /** LaTeX accents and escapes as BibTeX writes them: {\"o} → ö, \'{e} → é, \& → &. */
