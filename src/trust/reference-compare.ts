@@ -47,8 +47,10 @@ function abbreviates(short: string[], long: string[]): boolean {
 
 export function sameJournal(cited: string, record: Pick<Article, "journalInfo">): boolean {
   const c = journalWords(cited);
+  // A subtitle after " : " or " = " ("Journal of X : official journal of Y") is rarely cited.
   const names = [record.journalInfo.title, record.journalInfo.isoAbbreviation]
     .filter((n): n is string => Boolean(n))
+    .flatMap((n) => [n, n.split(/\s+[:=]\s+/)[0]!])
     .map(journalWords);
   return names.some((n) => n.join(" ") === c.join(" ") || abbreviates(c, n) || abbreviates(n, c));
 }

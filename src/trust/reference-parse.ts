@@ -56,7 +56,7 @@ function takeIdentifiers(text: string): { rest: string; doi?: string; pmid?: str
 const UPPER = "\\p{Lu}";
 const NAME_WORD = `[${UPPER}][\\p{L}'’\\-]*`;
 /** "van der Berg", "O'Neil", "García-Márquez", "de la Cruz" */
-const FAMILY = `(?:(?:van|von|der|den|de|del|della|da|di|dos|du|la|le|ten|ter|al|el|bin)\\s+)*${NAME_WORD}(?:[\\s\\-]${NAME_WORD})?`;
+const FAMILY = `(?:(?:van|von|der|den|de|del|della|da|di|dos|du|la|le|ten|ter|al|el|bin)\\s+)*${NAME_WORD}(?:[\\s\\-]${NAME_WORD}){0,3}`;
 const VANCOUVER_AUTHOR = new RegExp(`^(${FAMILY})\\s+([${UPPER}]{1,4})$`, "u");
 const INITIALS = new RegExp(`^(?:[${UPPER}]\\.?[\\s\\-]*){1,4}$`, "u");
 const ET_AL = /,?\s*(?:et\.?\s*al\.?|and others|et al)\s*$/i;
@@ -174,6 +174,17 @@ function authorYearStyle(text: string): ParsedReference | null {
   };
 }
 
+const COLLECTIVE =
+  /\b(?:Group|Panel|Committee|Consortium|Collaborat\w*|Investigators|Network|Association|Society|Organi[sz]ation|Council|Task Force|Working|Team|Initiative|Alliance|Writing)\b/;
+
+/** "WHO Study Group", "Guideline Development Panel for …": an organisation as author. */
+function collectiveAuthor(text: string): { authors: RefAuthor[]; etAl: boolean } | null {
+  const name = text.trim();
+  return COLLECTIVE.test(name) && name.length <= 200 && !/[.?!]/.test(name)
+    ? { authors: [{ family: name }], etAl: false }
+    : null;
+}
+
 /** Vancouver: "Authors. Title. Journal. 2019;12(3):100-9." (authors may be missing). */
 function vancouverStyle(text: string): ParsedReference | null {
   const split = splitVancouverTail(text);
@@ -182,7 +193,8 @@ function vancouverStyle(text: string): ParsedReference | null {
   let people: { authors: RefAuthor[]; etAl: boolean } = { authors: [], etAl: false };
   const firstStop = /\.\s+(?=\S)/.exec(body);
   if (firstStop) {
-    const maybe = parseAuthors(body.slice(0, firstStop.index));
+    const lead = body.slice(0, firstStop.index);
+    const maybe = parseAuthors(lead) ?? collectiveAuthor(lead);
     if (maybe) {
       people = maybe;
       body = body.slice(firstStop.index + firstStop[0].length);
