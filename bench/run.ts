@@ -29,6 +29,7 @@ import { mcpSection } from "./sections/mcp.js";
 import { parseSection } from "./sections/parse.js";
 import { qualitySection } from "./sections/quality.js";
 import { rateSection } from "./sections/rate.js";
+import { referencesSection } from "./sections/references.js";
 import { searchSection } from "./sections/search.js";
 import { startupSection } from "./sections/startup.js";
 import { storeOpenSection } from "./sections/store-open.js";
@@ -46,6 +47,7 @@ const SECTIONS = {
   open: storeOpenSection,
   rate: rateSection,
   loop: loopSection,
+  references: referencesSection,
 } satisfies Record<string, (o: BenchOptions) => Promise<SectionResult>>;
 type SectionName = keyof typeof SECTIONS;
 /** Sections that take minutes whatever the size: by default in full mode only (or ask with --only). */

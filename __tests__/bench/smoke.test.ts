@@ -84,11 +84,13 @@ describe("npm run bench", () => {
       "startup",
       "open",
       "loop",
+      "references",
     ]);
     const keys: string[] = [];
     for (const [name, s] of Object.entries(report.sections)) {
       expect({ name, error: s.error }).toEqual({ name, error: undefined });
-      if (name === "quality" && !HAS_SHARED) continue; // no BEIR set without ../shared
+      // No BEIR set and no recorded PubMed records without ../shared.
+      if ((name === "quality" || name === "references") && !HAS_SHARED) continue;
       expect(s.figures.length).toBeGreaterThan(0);
       expect(s.ratios.length).toBeGreaterThan(0);
       for (const f of [...s.figures, ...s.ratios]) expectFigure(f);
@@ -122,6 +124,9 @@ describe("npm run bench", () => {
       "open.initdb.peak_rss_mb",
       "lexical.300.server.concurrency_scaling",
       "loop.idle.loop_delay_p99_ms",
+      ...(HAS_SHARED
+        ? ["references.all.requests_per_reference", "references.all.vs_rate_floor"]
+        : []),
     ]) {
       expect(keys).toContain(key);
     }

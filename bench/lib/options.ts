@@ -22,6 +22,8 @@ export interface Sizes {
   loop: { records: number; seed: number; callers: number };
   /** Passes over the NCBI fault matrix; `targets` = the first n tools only (undefined = all). */
   faults: { reps: number; targets?: number };
+  /** References verified per style (undefined = the whole reference set, about 230 a style). */
+  references: { perStyle?: number };
 }
 
 export const SIZES: Record<Mode, Sizes> = {
@@ -38,6 +40,7 @@ export const SIZES: Record<Mode, Sizes> = {
     quality: {},
     faults: { reps: 3 },
     loop: { records: 10_000, seed: 2_000, callers: 8 },
+    references: {},
   },
   quick: {
     reps: 3,
@@ -49,6 +52,7 @@ export const SIZES: Record<Mode, Sizes> = {
     quality: { maxQueries: 50 },
     faults: { reps: 1 },
     loop: { records: 2_000, seed: 500, callers: 8 },
+    references: { perStyle: 100 },
   },
   smoke: {
     reps: 1,
@@ -60,6 +64,7 @@ export const SIZES: Record<Mode, Sizes> = {
     quality: { maxQueries: 10, maxDocs: 300 },
     faults: { reps: 1, targets: 2 },
     loop: { records: 100, seed: 50, callers: 2 },
+    references: { perStyle: 20 },
   },
 };
 

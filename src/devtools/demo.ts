@@ -9,14 +9,17 @@ import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { formatReference } from "./reference-styles.js";
 import { DEMO_TERMS, demoCorpus } from "./synth-ncbi.js";
 import { startSynthServer } from "./synth-server.js";
+import type { SynthRecord } from "./synth.js";
 
 const stdio = process.argv.includes("--stdio");
 const here = dirname(fileURLToPath(import.meta.url));
 const main = join(here, "..", here.endsWith("src/devtools") ? "main.ts" : "main.js");
 
-const ncbi = await startSynthServer(demoCorpus());
+const corpus = demoCorpus();
+const ncbi = await startSynthServer(corpus);
 const port = process.env.MCP_HTTP_PORT ?? "3000";
 const env = {
   ...process.env,
@@ -37,9 +40,34 @@ if (!stdio) {
     `demo: MCP endpoint http://127.0.0.1:${port}/mcp — try pubmed_search {"query": "long covid"},`,
   );
   note(
-    `      pubmed_spell {"query": "asthmaa childrn"}, pubmed_sync_delta {"query_key": "lc", "term": "long covid"}.`,
+    `      pubmed_spell {"query": "asthmaa childrn"}, pubmed_sync_delta {"query_key": "lc", "term": "long covid"},`,
+  );
+  note(
+    `      pubmed_verify_references {"references": [${JSON.stringify(reference(corpus.recordAt(0)))}]}.`,
   );
 }
+/** A Vancouver reference to a demo record, for the hint above. */
+function reference(r: SynthRecord): string {
+  const c = r.citation;
+  return formatReference(
+    "vancouver",
+    {
+      pmid: r.pmid,
+      doi: r.doi,
+      title: r.title,
+      authors: r.authors,
+      journalAbbrev: c.journal.iso,
+      journalFull: c.journal.title,
+      year: String(c.pubDate.year),
+      month: null,
+      volume: c.volume,
+      issue: c.issue,
+      pages: c.medlinePgn,
+    },
+    { doi: false, pmid: false, variant: 0 },
+  );
+}
+
 const args = main.endsWith(".ts") ? ["--import", "tsx", main] : [main];
 const child = spawn(process.execPath, args, { env, stdio: "inherit" });
 const stop = () => child.kill("SIGTERM");

@@ -1,5 +1,6 @@
 /**
- * ESearch over a synthetic corpus, with NCBI's PubMed rules: day-granular inclusive date
+ * ESearch over a synthetic corpus (field-tagged terms such as `word[ti]` via ./synth-fields.ts),
+ * with NCBI's PubMed rules: day-granular inclusive date
  * windows (datetype edat/pdat/mdat, and create-date ranges in the term:
  * `(<term>) AND ("2024/01/01"[crdt] : "2024/01/31"[crdt])`, or NOT them), a deterministic order, the history server (WebEnv + query_key), and the reach limit —
  * PubMed serves only the first 9,999 records of a result set, so `retstart` past 9,998 on a
@@ -7,6 +8,7 @@
  */
 import { DAY_MS, parsePeriod, pubDateDay } from "./synth-core.js";
 import { mix } from "./synth-random.js";
+import { fieldSearch, isFieldQuery } from "./synth-fields.js";
 import type { SynthCorpus } from "./synth.js";
 
 /** Records of one result set that PubMed will hand out (retstart ≤ 9,998, at most 9,999 ids). */
@@ -152,7 +154,7 @@ export function runSearch(corpus: SynthCorpus, spec: SearchSpec): SearchResult {
       (m[1] ?? "").toLowerCase(),
     );
   }
-  const found = corpus.indicesFor(query);
+  const found = isFieldQuery(query) ? fieldSearch(corpus, query) : corpus.indicesFor(query);
   let indices = found;
   if (spec.hasDates) {
     indices = indices.filter((i) => {
@@ -171,7 +173,7 @@ export function runSearch(corpus: SynthCorpus, spec: SearchSpec): SearchResult {
       corpus.recordAt(i).publicationTypes.some((t) => pubTypes.includes(t.name.toLowerCase())),
     );
   }
-  let translation = `"${query.toLowerCase()}"[All Fields]`;
+  let translation = isFieldQuery(query) ? query : `"${query.toLowerCase()}"[All Fields]`;
   if (pubTypes.length > 0)
     translation = `(${translation}) AND (${pubTypes.map((t) => `"${t}"[Publication Type]`).join(" OR ")})`;
   for (const r of peeled.ranges)

@@ -9,6 +9,7 @@
 import { CitationIndex, espellReply } from "./synth-citmatch.js";
 import { PUBMED_REACH, REACH_ERROR, SynthHistory, runSearch, searchSpec } from "./synth-esearch.js";
 import { medlineText } from "./synth-medline.js";
+import { QuerySyntaxError } from "./pubmed-query.js";
 import { synthOtherDbs } from "./synth-ncbi-dbs.js";
 import {
   type ELinkSet,
@@ -99,7 +100,13 @@ export function synthHandler(
       return xml(entrezErrorXml(root, "Empty term and query_key - nothing todo"));
     const spec = searchSpec(p, now);
     if (typeof spec === "string") return xml(entrezErrorXml(root, spec));
-    const found = runSearch(corpus, spec);
+    let found: ReturnType<typeof runSearch>;
+    try {
+      found = runSearch(corpus, spec);
+    } catch (err) {
+      if (!(err instanceof QuerySyntaxError)) throw err;
+      return xml(entrezErrorXml(root, err.message));
+    }
     const count = found.pmids.length;
     const kept =
       p.usehistory === "y" ? history.store(found.pmids, p.WebEnv || undefined) : undefined;
