@@ -33,6 +33,10 @@ describe("free-text references", () => {
       issue: "3",
       pages: "100-9",
       doi: "10.1056/nejmoa123",
+      // A journal's name may hold a sentence end too: the other cut is kept for the comparison.
+      alternatives: [
+        { title: "Effects of aspirin on stroke", journal: "Results of a trial. N Engl J Med" },
+      ],
     });
   });
 
@@ -103,6 +107,74 @@ describe("free-text references", () => {
       title: "Cancer statistics, 2019",
       journal: "CA Cancer J Clin",
       year: "2019",
+      alternatives: [{ title: "Cancer statistics", journal: "2019, CA Cancer J Clin" }],
+    });
+  });
+
+  test("APA 7's nineteen authors, an ellipsis and the last; an organisation among the authors", () => {
+    const names = Array.from({ length: 19 }, (_, i) => `Name${"abcdefghijklmnopqrs"[i]}, A.`);
+    const apa = parseFreeText(
+      `${names.join(", ")}, . . . Last, Z. Q., & TAX 325 Study Group. (2013). A title. Journal of Things, 1(2), 3–4.`,
+    );
+    expect(apa.authors).toHaveLength(21);
+    expect(apa.authors.slice(-2)).toEqual([
+      { family: "Last", initials: "ZQ" },
+      { family: "TAX 325 Study Group" },
+    ]);
+    expect(apa.etAl).toBe(true);
+    expect(apa).toMatchObject({ title: "A title", journal: "Journal of Things", year: "2013" });
+    expect(
+      parseFreeText(
+        "Guideline Development Panel for the Treatment of Depressive Disorders. (2022). Summary of the guideline. American Psychologist, 77(6), 770–780.",
+      ),
+    ).toMatchObject({
+      authors: [
+        { family: "Guideline Development Panel for the Treatment of Depressive Disorders" },
+      ],
+      title: "Summary of the guideline",
+      journal: "American Psychologist",
+    });
+  });
+
+  test("a journal whose name holds a full stop is found among the readings", () => {
+    const ref = parseFreeText(
+      "Lee, E. (2022). Vasomotor symptoms. American Journal of Physiology. Heart and Circulatory Physiology, 323(6), H1270–H1280.",
+    );
+    const rec: Article = {
+      ...emptyArticle("1"),
+      title: "Vasomotor symptoms.",
+      authors: [
+        {
+          lastName: "Lee",
+          firstName: "Emma",
+          initials: "E",
+          collectiveName: null,
+          orcid: null,
+          affiliations: [],
+        },
+      ],
+      journalInfo: {
+        ...emptyArticle("1").journalInfo,
+        title: "American journal of physiology. Heart and circulatory physiology",
+        isoAbbreviation: "Am J Physiol Heart Circ Physiol",
+        volume: "323",
+        pages: "H1270-H1280",
+        publicationDate: { year: "2022", month: null, day: null, medlineDate: null },
+      },
+    };
+    expect(ref.journal).toBe("Heart and Circulatory Physiology");
+    expect(differences(ref, rec)).toEqual([]);
+  });
+
+  test("e-locators as pages: 'p. eade0385', 'ooae099'", () => {
+    expect(
+      parseFreeText(
+        "Gauthier, T. et al. (2023) 'A title here', Science Signaling, 16(797), p. eade0385.",
+      ),
+    ).toMatchObject({ journal: "Science Signaling", volume: "16", pages: "eade0385" });
+    expect(parseFreeText("Parraga-Leo A. VMAP. JAMIA Open. 2024;7(3):ooae099.")).toMatchObject({
+      journal: "JAMIA Open",
+      pages: "ooae099",
     });
   });
 
@@ -149,6 +221,11 @@ describe("BibTeX and RIS", () => {
       pmid: "30612345",
     });
     expect(unlatex('Schr{\\"o}dinger \\& Co')).toBe("Schrödinger & Co");
+    // An organisation in braces is one author, "and" in its name or not; Ø is an initial.
+    expect(
+      parseBibtex("@article{k, author = {Bruserud, Øyvind and {Smith and Jones Study Group}}}")
+        .authors,
+    ).toEqual([{ family: "Bruserud", initials: "Ø" }, { family: "Smith and Jones Study Group" }]);
   });
 
   test("a RIS record", () => {
@@ -156,6 +233,7 @@ describe("BibTeX and RIS", () => {
       "TY  - JOUR",
       "AU  - Smith, John A.",
       "AU  - Lee, C.",
+      "AU  - TAX 325 Study Group",
       "TI  - Effects of aspirin on stroke",
       "JO  - Journal of Neurology",
       "PY  - 2019///",
@@ -171,6 +249,7 @@ describe("BibTeX and RIS", () => {
       authors: [
         { family: "Smith", initials: "JA" },
         { family: "Lee", initials: "C" },
+        { family: "TAX 325 Study Group" },
       ],
       etAl: false,
       title: "Effects of aspirin on stroke",

@@ -4,7 +4,7 @@
  * references are written here from those records; the notice records are real records with a
  * CommentsCorrections link added by the test (no recorded record carries one), and say so.
  */
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { afterAll, beforeAll, expect, test } from "@jest/globals";
 import {
   fixturePubmedOf,
   fixturePubmedRoute,

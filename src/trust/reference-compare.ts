@@ -67,17 +67,25 @@ function recordYears(a: Article): string[] {
 
 const recordFamily = (x: Article["authors"][number]) => x.lastName ?? x.collectiveName ?? "";
 
+/** An organisation's name as cited may drop or abbreviate words ("and", its acronym). */
+const sameOrganisation = (cited: string, recorded: string) =>
+  titleSimilarity(cited, recorded) >= 0.7;
+
 function sameAuthors(ref: ParsedReference, a: Article): boolean {
   if (a.authors.length === 0) return false;
   const keys = a.authors.map((x) => nameKey(recordFamily(x)));
+  const groups = a.authors.flatMap((x) => (x.collectiveName ? [x.collectiveName] : []));
+  const isGroup = (name: string) =>
+    name.includes(" ") && groups.some((g) => sameOrganisation(name, g));
   const first = ref.authors[0]!;
-  if (nameKey(first.family) !== keys[0]) return false;
+  if (nameKey(first.family) !== keys[0] && !(a.authors[0]!.collectiveName && isGroup(first.family)))
+    return false;
   const firstInitial = first.initials?.[0];
   const recordInitial = a.authors[0]!.initials?.[0] ?? a.authors[0]!.firstName?.[0];
   if (firstInitial && recordInitial && fold(firstInitial) !== fold(recordInitial)) return false;
   // Every other author named must be an author of the record; a list longer than the record's is not.
   if (ref.authors.length > a.authors.length) return false;
-  return ref.authors.slice(1).every((r) => keys.includes(nameKey(r.family)));
+  return ref.authors.slice(1).every((r) => keys.includes(nameKey(r.family)) || isGroup(r.family));
 }
 
 function samePages(cited: string, recorded: string | null): boolean {
@@ -95,8 +103,44 @@ const sameVolume = (cited: string, recorded: string | null) =>
 export const comparableTitle = (ref: ParsedReference) =>
   ref.title !== undefined && words(ref.title).length > 0;
 
-/** The fields the reference gives that the record does not agree with, in FIELDS order. */
+/** The reference as read, then each other way of cutting its title from its journal. */
+export function readings(ref: ParsedReference): ParsedReference[] {
+  const others = (ref.alternatives ?? []).map(({ title, journal }) => {
+    const { journal: _j, alternatives: _a, ...rest } = ref;
+    return { ...rest, title, ...(journal ? { journal } : {}) };
+  });
+  return [ref, ...others];
+}
+
+/**
+ * The fields the reference gives that the record does not agree with, in FIELDS order, for the
+ * reading of the reference that agrees best.
+ */
 export function differences(ref: ParsedReference, a: Article): Field[] {
+  let best: Field[] | undefined;
+  for (const reading of readings(ref)) {
+    const d = differencesOf(reading, a);
+    if (!best || d.length < best.length) best = d;
+    if (d.length === 0) break;
+  }
+  return best!;
+}
+
+/** The best title similarity over the reference's readings. */
+export function bestTitleSimilarity(ref: ParsedReference, title: string): number {
+  if (!comparableTitle(ref)) return 0;
+  return Math.max(...readings(ref).map((r) => titleSimilarity(r.title ?? "", title)));
+}
+
+/** The shortest title among the readings: every word of it is a title word. */
+export function searchTitle(ref: ParsedReference): string | undefined {
+  return readings(ref)
+    .map((r) => r.title)
+    .filter((t): t is string => Boolean(t))
+    .sort((x, y) => x.length - y.length)[0];
+}
+
+function differencesOf(ref: ParsedReference, a: Article): Field[] {
   const out: Field[] = [];
   if (comparableTitle(ref) && titleSimilarity(ref.title!, a.title) < SAME_TITLE) out.push("title");
   if (ref.authors.length > 0 && !sameAuthors(ref, a)) out.push("authors");

@@ -27,6 +27,17 @@ export interface ParsedReference {
   pages?: string;
   doi?: string;
   pmid?: string;
+  /**
+   * Other ways to cut the text between the authors and the volume into title and journal, when it
+   * holds several sentence ends and the journal's name may hold one too ("Environmental Science.
+   * Processes & Impacts"); compared in turn with each record (./reference-compare.ts).
+   */
+  alternatives?: TitleJournal[];
+}
+
+export interface TitleJournal {
+  title: string;
+  journal: string;
 }
 
 const DOI = /(?:https?:\/\/(?:dx\.)?doi\.org\/|\bdoi:?\s*)?(10\.\d{4,9}\/[^\s"<>]+)/i;
@@ -45,7 +56,11 @@ function takeIdentifiers(text: string): { rest: string; doi?: string; pmid?: str
   const pmidMatch = PMID.exec(rest);
   const pmid = pmidMatch?.[1];
   if (pmidMatch) rest = rest.replace(pmidMatch[0], " ");
-  rest = rest.replace(PMCID, " ").replace(URL, " ").replace(NOTES, " ");
+  rest = rest
+    .replace(PMCID, " ")
+    .replace(URL, " ")
+    .replace(NOTES, " ")
+    .replace(/\(\s*\)|\[\s*\]/g, " ");
   rest = rest
     .replace(/\s+/g, " ")
     .replace(/(?:\s*[.,;:]\s*)+$/, "")
@@ -61,18 +76,31 @@ const VANCOUVER_AUTHOR = new RegExp(`^(${FAMILY})\\s+([${UPPER}]{1,4})$`, "u");
 const INITIALS = new RegExp(`^(?:[${UPPER}]\\.?[\\s\\-]*){1,4}$`, "u");
 const ET_AL = /,?\s*(?:et\.?\s*al\.?|and others|et al)\s*$/i;
 
+export const COLLECTIVE =
+  /\b(?:Group|Panel|Committee|Consortium|Collaborat\w*|Investigators|Network|Association|Society|Organi[sz]ation|Council|Task Force|Working|Team|Initiative|Alliance|Writing)\b/;
+
 /** Reads an author list in any of the styles above; null when it does not look like one. */
 export function parseAuthors(text: string): { authors: RefAuthor[]; etAl: boolean } | null {
   let list = text.trim().replace(/[.,;:\s]+$/, "");
-  const etAl = ET_AL.test(list) || /\bet al\b/i.test(list);
-  list = list.replace(ET_AL, "").replace(/\bet al\.?/gi, "");
+  // APA 7 lists nineteen authors, ". . ." and the last one.
+  const ellipsis = /,?\s*(?:\.\s?){3}\s*|\s*…\s*/;
+  const etAl = ET_AL.test(list) || /\bet al\b/i.test(list) || ellipsis.test(list);
+  list = list
+    .replace(ET_AL, "")
+    .replace(/\bet al\.?/gi, "")
+    .replace(ellipsis, ", ");
   if (list === "") return null;
   const tokens = list
     .split(/\s*,\s*(?:&|and)\s+|\s+(?:&|and)\s+|\s*[,;]\s*/)
     .map((t) => t.trim())
     .filter(Boolean);
   const authors: RefAuthor[] = [];
-  for (const token of tokens) {
+  for (const [i, token] of tokens.entries()) {
+    // An organisation ends the list ("…, & TAX 325 Study Group"); its name may hold "and".
+    if (COLLECTIVE.test(token)) {
+      authors.push({ family: tokens.slice(i).join(" ") });
+      break;
+    }
     if (INITIALS.test(token) && authors.length > 0 && !authors.at(-1)!.initials) {
       authors.at(-1)!.initials = initialsOf(token.replace(/[.\s-]/g, ""));
       continue;
@@ -102,9 +130,9 @@ export function parseAuthors(text: string): { authors: RefAuthor[]; etAl: boolea
  * Volume, issue and pages, and the year when it stands here (Vancouver).
  */
 const VANCOUVER_TAIL =
-  /(?:^|[.\s])((?:1[6-9]|20)\d{2})(?:\s+[A-Za-z]{3,9}(?:\s+\d{1,2})?(?:\s*[-–]\s*[A-Za-z]{3,9}(?:\s+\d{1,2})?)?)?\s*;\s*([A-Za-z]?\d+[A-Za-z]?)?\s*(?:\(([^)]{1,20})\))?\s*(?::\s*([A-Za-z]{0,3}\d+[A-Za-z]?(?:\s*[-–]\s*[A-Za-z]{0,3}\d+[A-Za-z]?)?))?/;
+  /(?:^|[.\s])((?:1[6-9]|20)\d{2})(?:\s+[A-Za-z]{3,9}(?:\s+\d{1,2})?(?:\s*[-–]\s*[A-Za-z]{3,9}(?:\s+\d{1,2})?)?)?\s*;\s*([A-Za-z]?\d+[A-Za-z]?)?\s*(?:\(([^)]{1,20})\))?\s*(?::\s*([A-Za-z]{0,5}\d+[A-Za-z]?(?:\s*[-–]\s*[A-Za-z]{0,5}\d+[A-Za-z]?)?))?/;
 const COMMA_TAIL =
-  /,\s*(?:vol\.?\s*)?(\d+[A-Za-z]?)\s*(?:\(([^)]{1,20})\)|,\s*(?:no\.?|issue)\s*(\w{1,10}))?\s*(?:[,:]\s*(?:pp?\.?\s*)?([A-Za-z]{0,3}\d+[A-Za-z]?(?:\s*[-–]\s*[A-Za-z]{0,3}\d+[A-Za-z]?)?))?\s*$/i;
+  /,\s*(?:vol\.?\s*)?(\d+[A-Za-z]?)\s*(?:\(([^)]{1,20})\)|,\s*(?:no\.?|issue)\s*(\w{1,10}))?\s*(?:[,:]\s*(?:pp?\.?\s*)?([A-Za-z]{0,5}\d+[A-Za-z]?(?:\s*[-–]\s*[A-Za-z]{0,5}\d+[A-Za-z]?)?))?\s*$/i;
 
 interface Tail {
   year?: string;
@@ -136,20 +164,40 @@ function splitCommaTail(text: string): { head: string; tail: Tail } {
 }
 
 /**
- * "Title. Journal" → both. A quoted title (Harvard) ends at its closing quote. Otherwise the
- * journal is the text after the last sentence end (". ", "? ", "! "), since a journal's name has
- * none in these styles while a title may ("A trial. The XYZ study."); "?" and "!" stay with the title.
+ * "Title. Journal" → the ways to cut it, the likeliest first. A quoted title (Harvard) ends at the
+ * last closing quote before a comma. Otherwise the journal is most likely the text after the last
+ * sentence end (". ", "? ", "! "), since a title may hold one ("A trial. The XYZ study.") and an
+ * abbreviated journal does not; a full journal name may ("American Journal of Physiology. Heart
+ * and Circulatory Physiology"), so the earlier cuts are kept as alternatives. "?" and "!" stay
+ * with the title.
  */
-function splitTitleJournal(text: string): { title: string; journal: string } {
-  const quoted = /^['‘"“](.+?)[’'"”][,.]?(?:\s+|$)(.*)$/.exec(text);
-  if (quoted?.[1]) return { title: quoted[1].replace(/[.,]$/, ""), journal: quoted[2] ?? "" };
-  let end: RegExpExecArray | null = null;
-  for (const m of text.matchAll(/([.?!])\s+(?=\S)/g)) end = m as RegExpExecArray;
-  if (!end) return { title: text, journal: "" };
-  const keep = end[1] === "." ? "" : end[1];
-  return {
-    title: text.slice(0, end.index) + keep,
+function titleJournalSplits(text: string): TitleJournal[] {
+  if (/^['‘"“]/.test(text)) {
+    let close = -1;
+    for (const m of text.matchAll(/[’'"”](?=[,.](?:\s|$))/g)) close = m.index;
+    if (close > 1) {
+      return [{ title: text.slice(1, close), journal: text.slice(close + 2) }];
+    }
+  }
+  const cuts = [...text.matchAll(/([.?!])\s+(?=\S)/g)];
+  if (cuts.length === 0) return [{ title: text, journal: "" }];
+  return cuts.reverse().map((end) => ({
+    title: text.slice(0, end.index) + (end[1] === "." ? "" : end[1]),
     journal: text.slice(end.index + end[0].length),
+  }));
+}
+
+/** The title and journal fields of the likeliest cut, and the other cuts as alternatives. */
+function titleAndJournal(text: string): Partial<ParsedReference> {
+  const cuts = titleJournalSplits(text)
+    .map((c) => ({ title: clean(c.title) ?? "", journal: clean(c.journal) ?? "" }))
+    .filter((c) => c.title !== "");
+  const [first, ...rest] = cuts;
+  if (!first) return {};
+  return {
+    title: first.title,
+    ...(first.journal ? { journal: first.journal } : {}),
+    ...(rest.length > 0 ? { alternatives: rest.slice(0, 5) } : {}),
   };
 }
 
@@ -161,21 +209,11 @@ function authorYearStyle(text: string): ParsedReference | null {
     text,
   );
   if (!m?.[1] || !m[2]) return null;
-  const people = parseAuthors(m[1]);
+  const people = parseAuthors(m[1]) ?? collectiveAuthor(m[1].replace(/[.]$/, ""));
   if (!people) return null;
   const { head, tail } = splitCommaTail(m[3] ?? "");
-  const { title, journal } = splitTitleJournal(head);
-  return {
-    ...people,
-    ...(clean(title) ? { title: clean(title) } : {}),
-    ...(clean(journal) ? { journal: clean(journal) } : {}),
-    year: m[2],
-    ...tail,
-  };
+  return { ...people, ...titleAndJournal(head), year: m[2], ...tail };
 }
-
-const COLLECTIVE =
-  /\b(?:Group|Panel|Committee|Consortium|Collaborat\w*|Investigators|Network|Association|Society|Organi[sz]ation|Council|Task Force|Working|Team|Initiative|Alliance|Writing)\b/;
 
 /** "WHO Study Group", "Guideline Development Panel for …": an organisation as author. */
 function collectiveAuthor(text: string): { authors: RefAuthor[]; etAl: boolean } | null {
@@ -200,16 +238,9 @@ function vancouverStyle(text: string): ParsedReference | null {
       body = body.slice(firstStop.index + firstStop[0].length);
     }
   }
-  const split2 = splitTitleJournal(body.replace(/[.]$/, ""));
-  const title = split2.title;
-  const journal = clean(split2.journal);
-  if (!journal && people.authors.length === 0) return null;
-  return {
-    ...people,
-    ...(clean(title) ? { title: clean(title) } : {}),
-    ...(journal ? { journal } : {}),
-    ...split.tail,
-  };
+  const fields = titleAndJournal(body.replace(/[.]$/, ""));
+  if (!fields.journal && people.authors.length === 0) return null;
+  return { ...people, ...fields, ...split.tail };
 }
 
 /** Informal: "Smith et al., Title, Journal 2019" / "Smith J and Lee A, Title, Journal, 2019". */
@@ -239,13 +270,22 @@ function informalStyle(text: string): ParsedReference | null {
     year = y[2];
     rest = [...rest.slice(0, -1), ...(y[1] ? [y[1]] : [])];
   }
-  const journal = rest.length >= 2 ? clean(rest.at(-1)) : undefined;
-  const title = clean((rest.length >= 2 ? rest.slice(0, -1) : rest).join(", "));
+  // The journal is the last part, or (a name with a comma: "Adolescent Health, Medicine and
+  // Therapeutics") the last two or three, kept as alternatives.
+  const cut = (k: number): TitleJournal => ({
+    title: clean(rest.slice(0, -k).join(", ")) ?? "",
+    journal: clean(rest.slice(-k).join(", ")) ?? "",
+  });
+  const cuts = [1, 2, 3].filter((k) => rest.length > k).map(cut);
+  const title = cuts[0]?.title ?? clean(rest.join(", "));
+  const journal = cuts[0]?.journal;
+  const alternatives = cuts.slice(1).filter((c) => c.title !== "");
   return {
     ...people,
     ...(title ? { title } : {}),
     ...(journal ? { journal } : {}),
     ...(year ? { year } : {}),
+    ...(alternatives.length > 0 ? { alternatives } : {}),
   };
 }
 

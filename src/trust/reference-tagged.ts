@@ -3,7 +3,12 @@
  * single references (docs/trust.md). Both formats are small enough to read here; the citation
  * library the project has (citation-js) takes seconds to load and would run on the MCP loop.
  */
-import { parseFreeText, type ParsedReference } from "./reference-parse.js";
+import {
+  COLLECTIVE,
+  parseAuthors,
+  parseFreeText,
+  type ParsedReference,
+} from "./reference-parse.js";
 import { initialsOf, normalizeDoi, type RefAuthor } from "./reference-text.js";
 
 /** LaTeX accents and escapes as BibTeX writes them: {\"o} → ö, \'{e} → é, \& → &. */
@@ -72,34 +77,60 @@ function bibtexFields(entry: string): Map<string, string> {
       value = bare;
       i += bare.length;
     }
-    fields.set(name[1].toLowerCase(), unlatex(value));
+    fields.set(name[1].toLowerCase(), value);
   }
   return fields;
 }
 
-/** "Smith, John A. and Lee, C. and others" / "John A. Smith and Carol Lee" → authors. */
-function bibtexAuthors(value: string): { authors: RefAuthor[]; etAl: boolean } {
+/** Splits at " and " outside braces: "{Smith and Jones Group} and Lee, C." is two names. */
+function splitNames(raw: string): string[] {
+  const names: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c === "{") depth++;
+    else if (c === "}") depth = Math.max(0, depth - 1);
+    else if (depth === 0 && /\s/.test(c ?? "")) {
+      const and = /^\s+and\s+/i.exec(raw.slice(i));
+      if (and) {
+        names.push(raw.slice(start, i));
+        i += and[0].length - 1;
+        start = i + 1;
+      }
+    }
+  }
+  names.push(raw.slice(start));
+  return names;
+}
+
+/** One name: "Smith, John A.", "John A. Smith", or an organisation ("{TAX 325 Study Group}"). */
+function nameOf(raw: string): RefAuthor | undefined {
+  const braced = /^\s*\{[^{}]*\}\s*$/.test(raw);
+  const n = unlatex(raw);
+  if (n === "") return undefined;
+  if (braced || COLLECTIVE.test(n)) return { family: n };
+  const comma = n.indexOf(",");
+  if (comma >= 0) {
+    const given = n.slice(comma + 1).trim();
+    return { family: n.slice(0, comma).trim(), ...(given ? { initials: initialsOf(given) } : {}) };
+  }
+  const parts = n.split(/\s+/);
+  const family = parts.pop() ?? n;
+  return { family, ...(parts.length ? { initials: initialsOf(parts.join(" ")) } : {}) };
+}
+
+/** A BibTeX author field: "Smith, John A. and Lee, C. and others" → authors. */
+function bibtexAuthors(raw: string): { authors: RefAuthor[]; etAl: boolean } {
   const authors: RefAuthor[] = [];
   let etAl = false;
-  for (const name of value.split(/\s+and\s+/i)) {
-    const n = name.trim();
-    if (n === "") continue;
-    if (/^others$/i.test(n)) {
+  for (const name of splitNames(raw)) {
+    if (/^\s*others\s*$/i.test(name)) {
       etAl = true;
       continue;
     }
-    const comma = n.indexOf(",");
-    if (comma >= 0) {
-      const given = n.slice(comma + 1).trim();
-      authors.push({
-        family: n.slice(0, comma).trim(),
-        ...(given ? { initials: initialsOf(given) } : {}),
-      });
-      continue;
-    }
-    const parts = n.split(/\s+/);
-    const family = parts.pop() ?? n;
-    authors.push({ family, ...(parts.length ? { initials: initialsOf(parts.join(" ")) } : {}) });
+    const author = nameOf(name);
+    if (author) authors.push(author);
   }
   return { authors, etAl };
 }
@@ -114,7 +145,8 @@ function put<K extends keyof ParsedReference>(
 }
 
 export function parseBibtex(entry: string): ParsedReference {
-  const f = bibtexFields(entry);
+  const raw = bibtexFields(entry);
+  const f = new Map([...raw].map(([k, v]) => [k, k === "author" ? v : unlatex(v)]));
   const ref: ParsedReference = bibtexAuthors(f.get("author") ?? "");
   put(ref, "title", f.get("title")?.replace(/[.]$/, ""));
   put(ref, "journal", f.get("journal") ?? f.get("journaltitle") ?? f.get("booktitle"));
@@ -128,6 +160,14 @@ export function parseBibtex(entry: string): ParsedReference {
   return ref;
 }
 
+/** A RIS name without a comma: "Smith JA", or an organisation's name whole. */
+function risName(name: string): RefAuthor | undefined {
+  const n = name.trim();
+  if (n === "") return undefined;
+  const read = COLLECTIVE.test(n) ? null : parseAuthors(n);
+  return read?.authors.length === 1 ? read.authors[0] : { family: n };
+}
+
 /** One RIS record (TY … ER): tags of two letters, "  - ", value. */
 export function parseRis(record: string): ParsedReference {
   const ref: ParsedReference = { authors: [], etAl: false };
@@ -138,9 +178,11 @@ export function parseRis(record: string): ParsedReference {
     if (!m?.[1]) continue;
     const [tag, value = ""] = [m[1], m[2]?.trim()];
     if (tag === "AU" || tag === "A1") {
-      // RIS writes one author a line as "Family, Given Names".
-      const p = bibtexAuthors(value.replace(/;\s*/g, " and "));
-      ref.authors.push(...p.authors);
+      // RIS writes one author a line as "Family, Given Names" (some put several, with ";").
+      for (const name of value.split(/\s*;\s*/)) {
+        const author = name.includes(",") ? nameOf(name) : risName(name);
+        if (author) ref.authors.push(author);
+      }
     } else if ((tag === "TI" || tag === "T1") && !ref.title) put(ref, "title", value);
     else if (["JO", "JF", "T2", "JA", "J2"].includes(tag) && !ref.journal)
       put(ref, "journal", value);

@@ -40,11 +40,17 @@ const STOP = new Set(
  */
 export function searchWords(title: string, max = 5): string[] {
   const plain = title.normalize("NFKD").replace(/[\u0300-\u036f]/g, "");
-  const candidates: string[] = [];
-  for (const m of plain.matchAll(/(^|[\s(["'“‘/])([A-Za-z]{4,})(?=$|[\s)\]"'”’.,;:!?/])/g)) {
-    const w = (m[2] ?? "").toLowerCase();
-    if (!STOP.has(w) && !candidates.includes(w)) candidates.push(w);
-  }
+  const take = (pattern: RegExp, into: string[]) => {
+    for (const m of plain.matchAll(pattern)) {
+      const w = (m[2] ?? "").toLowerCase();
+      if (!STOP.has(w) && !into.includes(w)) into.push(w);
+    }
+    return into;
+  };
+  let candidates = take(/(^|[\s(["'“‘/])([A-Za-z]{4,})(?=$|[\s)\]"'”’.,;:!?/])/g, []);
+  // A title of hyphenated words ("Host-Pathogen Interaction 5.0"): their parts, as PubMed also
+  // indexes them apart.
+  if (candidates.length < 2) candidates = take(/(^|[^A-Za-z])([A-Za-z]{4,})(?=$|[^A-Za-z])/g, []);
   const chosen = new Set([...candidates].sort((a, b) => b.length - a.length).slice(0, max));
   return candidates.filter((w) => chosen.has(w));
 }
@@ -75,7 +81,7 @@ export interface PageRange {
 
 export function pageRange(pages: string | null | undefined): PageRange | undefined {
   const m =
-    /^\s*(?:pp?\.?\s*)?([A-Za-z]{0,3}\d+[A-Za-z]?)(?:\s*[-–—‐]+\s*([A-Za-z]{0,3}\d+[A-Za-z]?))?/.exec(
+    /^\s*(?:pp?\.?\s*)?([A-Za-z]{0,6}\d+[A-Za-z]?)(?:\s*[-–—‐]+\s*([A-Za-z]{0,6}\d+[A-Za-z]?))?/.exec(
       pages ?? "",
     );
   if (!m?.[1]) return undefined;
@@ -103,12 +109,9 @@ export function nameKey(name: string): string {
 
 /** Initials from given names or initials as written ("J.-P.", "Jean Paul", "JP") → "JP". */
 export function initialsOf(given: string): string {
-  const g = given
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .trim();
-  if (/^[A-Z]{1,4}$/.test(g)) return g;
-  return (g.match(/[A-Za-z]+/g) ?? []).map((part) => part[0]!.toUpperCase()).join("");
+  const g = given.normalize("NFC").trim();
+  if (/^\p{Lu}{1,4}$/u.test(g)) return g;
+  return (g.match(/\p{L}+/gu) ?? []).map((part) => [...part][0]!.toUpperCase()).join("");
 }
 
 /** A DOI as compared: lowercase, no resolver prefix, no trailing punctuation. */

@@ -25,14 +25,16 @@ import { getEutils } from "../state.js";
 import { linkNotices, mergeNotices, noticesFromArticle, type Notice } from "./notices.js";
 import {
   agreements,
+  bestTitleSimilarity,
   comparableTitle,
   differences,
   SAME_TITLE,
+  searchTitle,
   type Field,
 } from "./reference-compare.js";
 import type { ParsedReference } from "./reference-parse.js";
 import { parseReference, splitReferences } from "./reference-tagged.js";
-import { searchWords, titleSimilarity } from "./reference-text.js";
+import { searchWords } from "./reference-text.js";
 
 export const MAX_REFERENCES = 100;
 /** One reference longer than this is a pasted document, not a reference. */
@@ -124,7 +126,8 @@ const chunk = <T>(list: readonly T[], size: number): T[][] =>
 function searchClauses(ref: ParsedReference): string[] {
   const clauses: string[] = [];
   if (ref.doi) clauses.push(`"${ref.doi.replace(/"/g, "")}"[aid]`);
-  const title = ref.title ? searchWords(ref.title) : [];
+  const shortest = searchTitle(ref);
+  const title = shortest ? searchWords(shortest) : [];
   if (title.length >= 2) clauses.push(`(${title.map((w) => `${w}[ti]`).join(" AND ")})`);
   return clauses;
 }
@@ -153,7 +156,7 @@ interface CitLine {
 
 function citLine(item: Item): CitLine | undefined {
   const r = item.ref;
-  const firstPage = r?.pages ? /^[A-Za-z]{0,3}\d+[A-Za-z]?/.exec(r.pages.trim())?.[0] : undefined;
+  const firstPage = r?.pages ? /^[A-Za-z]{0,6}\d+[A-Za-z]?/.exec(r.pages.trim())?.[0] : undefined;
   if (!r?.journal || !r.year || !r.volume || !firstPage) return undefined;
   const first = r.authors[0];
   return {
@@ -235,7 +238,7 @@ function candidatesOf(
   for (const a of records.values()) {
     const byDoi = ref.doi !== undefined && a.doi?.toLowerCase() === ref.doi;
     const isNamed = named.has(a.pmid) || byDoi;
-    const sim = comparableTitle(ref) ? titleSimilarity(ref.title!, a.title) : 0;
+    const sim = bestTitleSimilarity(ref, a.title);
     if (!isNamed && sim < CANDIDATE_TITLE) continue;
     const diff = differences(ref, a);
     const agree = agreements(ref, diff);
