@@ -25,6 +25,8 @@ const url = z.url({ error: "must be an http(s) URL" }).refine((u) => /^https?:\/
   error: "must be an http(s) URL",
 });
 
+/** Crossref's REST API (https://api.crossref.org/swagger-ui/index.html). */
+export const DEFAULT_CROSSREF_BASE_URL = "https://api.crossref.org";
 export const DEFAULT_IDCONV_BASE_URL = "https://pmc.ncbi.nlm.nih.gov/tools/idconv/api/v1/articles/";
 
 const envSchema = z.object({
@@ -45,6 +47,9 @@ const envSchema = z.object({
   UNPAYWALL_BASE_URL: url.default("https://api.unpaywall.org/v2"),
   UNPAYWALL_EMAIL: z.email({ error: "must be an e-mail address" }).optional(),
   PUBTATOR_BASE_URL: url.default("https://www.ncbi.nlm.nih.gov/research/pubtator3-api"),
+  // No default here: whether the operator set it is what turns Crossref on (see Config).
+  CROSSREF_BASE_URL: url.optional(),
+  CROSSREF_MAILTO: z.email({ error: "must be an e-mail address" }).optional(),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, { error: "must be a postgres:// URL" })
@@ -110,6 +115,17 @@ export interface Config {
     /** Unpaywall requires an email on every request; without it the Unpaywall tier is skipped. */
     unpaywallEmail: string | undefined;
     pubtatorBaseUrl: string;
+    /**
+     * Crossref's REST API, for integrity notices on DOIs (src/trust/crossref.ts). Consulted only
+     * when the operator opts in: CROSSREF_MAILTO set (Crossref's polite pool) or CROSSREF_BASE_URL
+     * set explicitly (a mirror, a stand-in); otherwise no request is ever made.
+     */
+    crossref: {
+      enabled: boolean;
+      baseUrl: string;
+      /** Sent as Crossref's `mailto` parameter, never echoed in URLs, logs or messages. */
+      mailto: string | undefined;
+    };
   };
   databaseUrl: string | undefined;
   dataDir: string;
@@ -188,6 +204,11 @@ export function loadConfig(env: Env = process.env, overrides: Env = {}): Config 
       unpaywallBaseUrl: e.UNPAYWALL_BASE_URL.replace(/\/+$/, ""),
       unpaywallEmail: e.UNPAYWALL_EMAIL,
       pubtatorBaseUrl: e.PUBTATOR_BASE_URL.replace(/\/+$/, ""),
+      crossref: {
+        enabled: e.CROSSREF_MAILTO !== undefined || e.CROSSREF_BASE_URL !== undefined,
+        baseUrl: (e.CROSSREF_BASE_URL ?? DEFAULT_CROSSREF_BASE_URL).replace(/\/+$/, ""),
+        mailto: e.CROSSREF_MAILTO,
+      },
     },
     databaseUrl: e.DATABASE_URL,
     dataDir: e.PUBMED_MCP_DATA_DIR ?? join(dataHome, "pubmed-mcp"),

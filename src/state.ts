@@ -15,7 +15,7 @@ import type { PoliteClient } from "./services/polite-client.js";
 export interface State {
   config: Config;
   eutils: EutilsClient;
-  /** Europe PMC, Unpaywall and PubTator clients, each built on first use. */
+  /** Europe PMC, Unpaywall, PubTator and Crossref clients, each built on first use. */
   services: ServiceClients;
   startedAt: Date;
   /** Named readiness probes (metadata store, vector store, embedder…) for GET /readyz. */
@@ -133,6 +133,8 @@ export const getEuropePmc = (): PoliteClient => need().services.europePmc;
 /** Undefined without UNPAYWALL_EMAIL (the Unpaywall tier is then skipped). */
 export const getUnpaywall = (): PoliteClient | undefined => need().services.unpaywall;
 export const getPubtator = (): PoliteClient => need().services.pubtator;
+/** Undefined unless CROSSREF_MAILTO or CROSSREF_BASE_URL is set (Crossref is then never asked). */
+export const getCrossref = (): PoliteClient | undefined => need().services.crossref;
 /** The stores opened on this thread (inline host only: the corpus worker, the bench baseline). */
 export const getCorpus = (): Promise<Corpus> => need().corpus();
 export const getCorpusHost = (): CorpusHost => need().corpusHost;

@@ -111,6 +111,7 @@ describe("europepmc_search sources, sort and flags (project-written replies, aft
         pmid: "31000001",
         title: "Withdrawn work.",
         retracted: true,
+        notices: [{ type: "retraction" }],
       },
     ]);
     expect(out.json.nextCursorMark).toBe("AoE=");

@@ -159,6 +159,13 @@ export interface BriefSummary {
   source: string;
   pubDate: string;
   doi: string | null;
+  /** ESummary's PubType flags; internal, read for notices (src/trust/notices.ts). */
+  publicationTypes: string[];
+  /**
+   * ESummary's References: CommentsCorrections links in words ("Retraction in", "Erratum for"),
+   * with the linked record's citation; internal, read for notices likewise.
+   */
+  references: CommentCorrection[];
 }
 
 export interface ESummaryResult {

@@ -9,6 +9,8 @@
  */
 import { z } from "zod";
 import { UpstreamError } from "../errors.js";
+import type { CommentCorrection } from "../eutils/types.js";
+import { noticeSchema, noticesFromArticle } from "../trust/notices.js";
 import {
   compact,
   count,
@@ -43,6 +45,8 @@ export const europePmcHitSchema = z.object({
   preprint: z.literal(true).optional(),
   retracted: z.literal(true).optional(),
   retractionNotice: z.literal(true).optional(),
+  /** Integrity notices (src/trust/notices.ts); absent when none is known. */
+  notices: z.array(noticeSchema).optional(),
   license: z.string().optional(),
   /** resultType=core only: plain text, cut at a word to the requested length. */
   abstract: z.string().optional(),
@@ -54,6 +58,8 @@ export const europePmcSearchSchema = z.object({
   /** Pass back as cursorMark for the next page; absent on the last page. */
   nextCursorMark: z.string().optional(),
   results: z.array(europePmcHitSchema),
+  /** Only when Crossref was asked for notices and failed. */
+  warnings: z.array(z.string()).optional(),
 });
 export type EuropePmcSearch = z.output<typeof europePmcSearchSchema>;
 
@@ -93,6 +99,10 @@ function toHit(r: Json, abstractChars: number): EuropePmcHit | null {
   const retractedBy = corrections.some(
     (c) => isRecord(c) && /^retraction in$/i.test(str(c.type) ?? ""),
   );
+  const notices = noticesFromArticle({
+    publicationTypes: pubTypes,
+    commentsCorrections: corrections.filter(isRecord).flatMap(commentCorrection),
+  });
   const journalInfo = isRecord(r.journalInfo) ? r.journalInfo : {};
   const journal = isRecord(journalInfo.journal) ? journalInfo.journal : {};
   const abstract = str(r.abstractText);
@@ -118,9 +128,23 @@ function toHit(r: Json, abstractChars: number): EuropePmcHit | null {
     retracted:
       retractedBy || pubTypes.includes("retracted publication") ? (true as const) : undefined,
     retractionNotice: pubTypes.includes("retraction of publication") ? (true as const) : undefined,
+    notices,
     license: str(r.license),
     abstract: abstract === undefined ? undefined : snippet(plainText(abstract), abstractChars),
   });
+}
+
+/**
+ * A core result's commentCorrection ({type: "Retraction in", id, source: "MED", reference: the
+ * linked record's citation}) as PubMed's link, for the notices read from it.
+ */
+function commentCorrection(c: Json): CommentCorrection[] {
+  const refType = str(c.type);
+  if (refType === undefined) return [];
+  const id = str(c.id);
+  const pmid = str(c.source) === "MED" && id !== undefined && /^\d+$/.test(id) ? id : null;
+  const refSource = str(c.reference);
+  return [{ refType, pmid, ...(refSource === undefined ? {} : { refSource }) }];
 }
 
 /** Lower-cased publication types: core's pubTypeList, lite's "a; b; c" pubType string. */

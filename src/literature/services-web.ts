@@ -14,6 +14,7 @@
  */
 import { ValidationError } from "../errors.js";
 import { getEuropePmc, getPubtator, getUnpaywall } from "../state.js";
+import { withCrossrefNotices } from "../trust/crossref.js";
 import {
   fullTextXmlProblem,
   parseEuropePmcLinks,
@@ -106,7 +107,21 @@ export async function europePmcSearch(
     },
     { signal: opts.signal, accept: "json", label: "search" },
   );
-  return parseEuropePmcSearch(reply.body, { abstractChars: opts.abstractChars });
+  const page = parseEuropePmcSearch(reply.body, { abstractChars: opts.abstractChars });
+  return withCrossref(page, opts.signal);
+}
+
+/** Crossref's notices for the hits' DOIs, when configured, merged with Europe PMC's own. */
+async function withCrossref(page: EuropePmcSearch, signal?: AbortSignal): Promise<EuropePmcSearch> {
+  const records = page.results.map((h) => ({ doi: h.doi, notices: h.notices ?? [] }));
+  const found = await withCrossrefNotices(records, signal, "Europe PMC");
+  const results = page.results.map((h, i) => {
+    const notices = found.notices[i] ?? [];
+    return notices.length === 0 ? h : { ...h, notices };
+  });
+  return found.warning === undefined
+    ? { ...page, results }
+    : { ...page, results, warnings: [found.warning] };
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { dayNumber, isoDateTime, isoDay, monthNumber } from "../eutils/dates.js";
 import type { Article, Author, JournalInfo, MeshTerm } from "../eutils/types.js";
+import type { Notice } from "../trust/notices.js";
 
 /** What the caller asked to include beyond the record's core fields. */
 export interface ArticleParts {
@@ -75,7 +76,12 @@ function isStructured(a: Article): boolean {
 
 export type ArticleOutput = Record<string, unknown>;
 
-export function articleOutput(a: Article, parts: ArticleParts): ArticleOutput {
+/** `notices` (src/trust/notices.ts) are given at every level, citation_data included. */
+export function articleOutput(
+  a: Article,
+  parts: ArticleParts,
+  notices: readonly Notice[] = [],
+): ArticleOutput {
   const full = !parts.citationOnly;
   // pmid and title are always there, even a title NCBI left empty.
   return {
@@ -95,6 +101,7 @@ export function articleOutput(a: Article, parts: ArticleParts): ArticleOutput {
       pmcid: a.pmcid,
       articleDates: articleDates(a),
       isRetracted: a.isRetracted,
+      notices,
       commentsCorrections: full ? a.commentsCorrections.map((c) => compact({ ...c })) : null,
       citationSubsets: full ? a.citationSubsets : null,
       languages: full ? a.languages : null,

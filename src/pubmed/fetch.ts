@@ -5,6 +5,8 @@ import type { BodyParser } from "../eutils/client.js";
 import { parseEFetch } from "../eutils/parse/efetch.js";
 import type { Article } from "../eutils/types.js";
 import { getEutils } from "../state.js";
+import { withCrossrefNotices } from "../trust/crossref.js";
+import { linkNotices, mergeNotices, noticesFromArticle } from "../trust/notices.js";
 import { articleOutput, type ArticleOutput } from "./article-output.js";
 
 export type DetailLevel = "abstract_plus" | "full_xml" | "medline_text" | "citation_data";
@@ -25,7 +27,13 @@ export interface EFetchDetails {
 }
 
 export type FetchOutput =
-  | { articles: ArticleOutput[]; notFoundPmids?: string[]; eFetchDetails: EFetchDetails }
+  | {
+      articles: ArticleOutput[];
+      notFoundPmids?: string[];
+      eFetchDetails: EFetchDetails;
+      /** Only when Crossref was configured and failed (its notices are then missing). */
+      warnings?: string[];
+    }
   | { detailLevel: "full_xml" | "medline_text"; text: string; eFetchDetails: EFetchDetails };
 
 /** Fetches and parses records; shared by pubmed_fetch, pubmed_cite and the corpus sync. */
@@ -77,9 +85,24 @@ export async function fetchPubmed(input: FetchInput, signal: AbortSignal): Promi
     grants: input.includeGrantInfo,
   };
   const missing = "pmids" in target ? notFound(target.pmids, articles) : [];
+  const notices = await articleNotices(articles, signal);
   return {
-    articles: articles.map((a) => articleOutput(a, parts)),
+    articles: articles.map((a, i) => articleOutput(a, parts, notices.notices[i])),
     ...(missing.length > 0 && { notFoundPmids: missing }),
     eFetchDetails: details,
+    ...(notices.warning !== undefined && { warnings: [notices.warning] }),
   };
+}
+
+/**
+ * Each article's notices: its own (CommentsCorrections, publication types), those of notices in
+ * the same answer pointing back at it, and Crossref's for its DOI when Crossref is configured.
+ */
+function articleNotices(articles: readonly Article[], signal: AbortSignal) {
+  const linked = linkNotices(articles);
+  const records = articles.map((a) => ({
+    doi: a.doi,
+    notices: mergeNotices([...noticesFromArticle(a), ...(linked.get(a.pmid) ?? [])]),
+  }));
+  return withCrossrefNotices(records, signal, "PubMed");
 }

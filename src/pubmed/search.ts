@@ -7,6 +7,8 @@ import { parseESearch } from "../eutils/parse/esearch.js";
 import { parseESummary } from "../eutils/parse/esummary.js";
 import type { BriefSummary } from "../eutils/types.js";
 import { getEutils } from "../state.js";
+import { withCrossrefNotices } from "../trust/crossref.js";
+import { linkNotices, mergeNotices, noticesFromArticle, type Notice } from "../trust/notices.js";
 
 export type SortOrder = "relevance" | "pub_date" | "author" | "journal";
 
@@ -20,12 +22,17 @@ export interface SearchInput {
   fetchBriefSummaries: number;
 }
 
+/** A brief summary as pubmed_search returns it; `notices` only when some are known. */
+export type SummaryOutput = Omit<BriefSummary, "publicationTypes" | "references"> & {
+  notices?: Notice[];
+};
+
 export interface SearchOutput {
   effectiveQuery: string;
   totalFound: number;
   offset: number;
   pmids: string[];
-  briefSummaries: BriefSummary[];
+  briefSummaries: SummaryOutput[];
   queryTranslation: string | null;
   warnings: string[];
   eSearchUrl: string;
@@ -77,7 +84,7 @@ export async function searchPubmed(input: SearchInput, signal: AbortSignal): Pro
   const res = await eutils.request("esearch", params, { signal });
   const found = parseESearch(res.body);
   const warnings = [...found.warnings, ...meshHint(found.warnings)];
-  let briefSummaries: BriefSummary[] = [];
+  let briefSummaries: SummaryOutput[] = [];
   const summaryIds = found.ids.slice(0, input.fetchBriefSummaries);
   if (summaryIds.length > 0) {
     const sum = await eutils.request(
@@ -86,8 +93,18 @@ export async function searchPubmed(input: SearchInput, signal: AbortSignal): Pro
       { signal },
     );
     const parsed = parseESummary(sum.body);
-    briefSummaries = parsed.summaries.map((b) => ({ ...b, pubDate: isoFromPubDate(b.pubDate) }));
     for (const e of parsed.errors) warnings.push(`No summary for PMID ${e.uid}: ${e.message}`);
+    const withNotices = await summaryNotices(parsed.summaries, signal);
+    if (withNotices.warning !== undefined) warnings.push(withNotices.warning);
+    briefSummaries = parsed.summaries.map((b, i) => {
+      const { publicationTypes: _types, references: _refs, ...rest } = b;
+      const notices = withNotices.notices[i] ?? [];
+      return {
+        ...rest,
+        pubDate: isoFromPubDate(b.pubDate),
+        ...(notices.length > 0 ? { notices } : {}),
+      };
+    });
   }
   return {
     effectiveQuery: term,
@@ -99,6 +116,36 @@ export async function searchPubmed(input: SearchInput, signal: AbortSignal): Pro
     warnings,
     eSearchUrl: res.url,
   };
+}
+
+/**
+ * Each summary's notices: its References and PubType flags, a notice among the summaries pointing
+ * back at it (linkNotices), and Crossref's for its DOI when Crossref is configured.
+ */
+function summaryNotices(summaries: readonly BriefSummary[], signal: AbortSignal) {
+  const linked = linkNotices(
+    summaries.map((b) => {
+      const iso = isoFromPubDate(b.pubDate);
+      const year = /^\d{4}/.test(iso) ? iso.slice(0, 4) : null;
+      const month = iso.length >= 7 ? iso.slice(5, 7) : null;
+      return {
+        ...b,
+        commentsCorrections: b.references,
+        journalInfo: { publicationDate: { year, month } },
+      };
+    }),
+  );
+  const records = summaries.map((b) => ({
+    doi: b.doi,
+    notices: mergeNotices([
+      ...noticesFromArticle({
+        publicationTypes: b.publicationTypes,
+        commentsCorrections: b.references,
+      }),
+      ...(linked.get(b.pmid) ?? []),
+    ]),
+  }));
+  return withCrossrefNotices(records, signal, "PubMed");
 }
 
 /**

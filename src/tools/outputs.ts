@@ -5,9 +5,16 @@
  * tool's real replies against them.
  */
 import { z } from "zod";
+import { noticeSchema } from "../trust/notices.js";
 
 export const nullableText = z.string().nullable();
 export const count = z.int().min(0);
+
+/**
+ * Integrity notices on a record (src/trust/notices.ts). Tools leave the field out when none is
+ * known (`noticesSchema.optional()`): absent means none known.
+ */
+export const noticesSchema = z.array(noticeSchema);
 
 export const briefSummarySchema = z.object({
   pmid: z.string(),
@@ -16,6 +23,7 @@ export const briefSummarySchema = z.object({
   source: z.string(),
   pubDate: z.string(),
   doi: nullableText,
+  notices: noticesSchema.optional(),
 });
 
 /** pubmed_fetch leaves out every null or empty field (src/pubmed/article-output.ts). */
@@ -75,6 +83,7 @@ export const articleSchema = z.object({
   pmcid: text,
   articleDates: z.object({ edat: text, lr: text, pubmed: text }).optional(),
   isRetracted: z.boolean(),
+  notices: noticesSchema.optional(),
   commentsCorrections: z
     .array(z.object({ refType: z.string(), pmid: text, refSource: z.string().optional() }))
     .optional(),

@@ -88,6 +88,8 @@ describeShared("parseESummary on recorded replies", () => {
           source: "Paraplegia",
           pubDate: "1968 Aug",
           doi: "10.1038/sc.1968.18",
+          publicationTypes: ["Journal Article"],
+          references: [],
         },
         {
           pmid: "22144687",
@@ -103,6 +105,8 @@ describeShared("parseESummary on recorded replies", () => {
           source: "Nucleic Acids Res",
           pubDate: "2012 Jan",
           doi: "10.1093/nar/gkr1202",
+          publicationTypes: ["Journal Article"],
+          references: [],
         },
       ],
       errors: [],
@@ -119,6 +123,8 @@ describeShared("parseESummary on recorded replies", () => {
           source: "Arch Dermatol",
           pubDate: "1965 Aug",
           doi: null,
+          publicationTypes: ["Journal Article"],
+          references: [],
         },
         {
           pmid: "11482001",
@@ -127,6 +133,8 @@ describeShared("parseESummary on recorded replies", () => {
           source: "Adverse Drug React Toxicol Rev",
           pubDate: "2001 Jun",
           doi: null,
+          publicationTypes: ["Journal Article", "Review"],
+          references: [],
         },
       ],
       errors: [],
@@ -144,6 +152,8 @@ describeShared("parseESummary on recorded replies", () => {
       source: "Mol Biol Cell",
       pubDate: "2000 Jun",
       doi: null,
+      publicationTypes: [],
+      references: [],
     });
   });
 
@@ -176,6 +186,8 @@ test("DOI falls back to ELocationID, and escaped inline markup leaves titles", (
       source: "Lancet",
       pubDate: "2020 Feb 8",
       doi: "10.1016/S0140-6736(20)30183-5",
+      publicationTypes: [],
+      references: [],
     },
   ]);
 });
@@ -187,7 +199,16 @@ test("v1: DOI from ArticleIds, and an <ERROR> beside records names the bad uid",
         <Item Name="doi" Type="String">10.1000/xyz</Item></Item></DocSum></eSummaryResult>`;
   expect(parseESummary(xml)).toEqual({
     summaries: [
-      { pmid: "456", title: "A title", authors: [], source: "", pubDate: "", doi: "10.1000/xyz" },
+      {
+        pmid: "456",
+        title: "A title",
+        authors: [],
+        source: "",
+        pubDate: "",
+        doi: "10.1000/xyz",
+        publicationTypes: [],
+        references: [],
+      },
     ],
     errors: [{ uid: "99999999999", message: "Invalid uid 99999999999 at position= 1" }],
   });

@@ -2,9 +2,12 @@
  * ESummary XML → ESummaryResult, for both shapes NCBI serves:
  * version 2.0 (DocumentSummarySet/DocumentSummary, per-uid <error>) and the legacy v1
  * (DocSum/Item Name=…). `pmid` is the record's uid, which is the PMID for db=pubmed; other
- * databases still parse, with whatever Title/Source/PubDate they carry.
+ * databases still parse, with whatever Title/Source/PubDate they carry. Publication types
+ * (v2 `<PubType><flag>`, v1 `PubTypeList`) and References (v2
+ * `<References><Reference><RefSource/><RefType/><PMID/>`, v1 `References` items of the same names)
+ * are kept for the records' integrity notices.
  */
-import type { BriefSummary, ESummaryResult } from "../types.js";
+import type { BriefSummary, CommentCorrection, ESummaryResult } from "../types.js";
 import {
   attr,
   child,
@@ -58,7 +61,24 @@ function fromV2(uid: string, doc: unknown): BriefSummary {
     pubDate: childText(doc, "PubDate") ?? "",
     doi:
       (doiId ? childText(doiId, "Value") : null) ?? doiFromELocation(childText(doc, "ELocationID")),
+    publicationTypes: children(child(doc, "PubType"), "flag")
+      .map(text)
+      .filter((t) => t !== ""),
+    references: children(child(doc, "References"), "Reference").flatMap((r) =>
+      reference(childText(r, "RefType"), childText(r, "PMID"), childText(r, "RefSource")),
+    ),
   };
+}
+
+/** A References entry as a link; entries without a type say nothing. */
+function reference(
+  refType: string | null,
+  pmid: string | null,
+  refSource: string | null,
+): CommentCorrection[] {
+  if (!refType) return [];
+  const id = pmid && /^\d+$/.test(pmid) && pmid !== "0" ? pmid : null;
+  return [{ refType, pmid: id, ...(refSource ? { refSource } : {}) }];
 }
 
 function fromV1(doc: unknown): BriefSummary {
@@ -77,6 +97,14 @@ function fromV1(doc: unknown): BriefSummary {
     source: itemText("Source") ?? "",
     pubDate: itemText("PubDate") ?? "",
     doi: (text(doiId) || itemText("DOI")) ?? doiFromELocation(itemText("ELocationID")),
+    publicationTypes: children(item("PubTypeList"), "Item")
+      .map(text)
+      .filter((t) => t !== ""),
+    references: children(item("References"), "Item").flatMap((r) => {
+      const part = (name: string) =>
+        text(children(r, "Item").find((i) => attr(i, "Name") === name)) || null;
+      return reference(part("RefType"), part("PMID"), part("RefSource"));
+    }),
   };
 }
 

@@ -17,8 +17,10 @@ export const europepmcSearch = defineTool({
     "Search Europe PMC: PubMed plus preprints, PMC, patents, theses and guidelines, in Europe PMC " +
     "syntax (TITLE:, AUTH:, PUB_YEAR:[2020 TO 2024], OPEN_ACCESS:y, EXT_ID:). Use it for " +
     'preprints (sources ["PPR"]), citation counts or beyond PubMed. Hits carry source, id, ' +
-    'PMID/PMCID/DOI, citedByCount and retracted/preprint flags; "core" adds abstracts. Page on ' +
-    "with nextCursorMark (absent on the last page) and the same query, sources and sort. " +
+    "PMID/PMCID/DOI, citedByCount, retracted/preprint flags and notices (retraction, correction, " +
+    'expression of concern, withdrawal; absent: none known); "core" adds abstracts and the ' +
+    "links notices are read from. Page on with nextCursorMark (absent on the last page) and " +
+    "the same query, sources and sort. " +
     'Example: {"query": "long covid AND PUB_YEAR:[2023 TO 2024]", "sources": ["PPR"]}.',
   annotations: { title: "Search Europe PMC", ...READ_ONLY_LIVE },
   parameters: z.object({

@@ -19,6 +19,8 @@ const fetchOutput = z.object({
   detailLevel: z.enum(["full_xml", "medline_text"]).optional(),
   text: z.string().optional(),
   eFetchDetails: z.object({ urls: z.array(z.string()), requestMethod: z.enum(["GET", "POST"]) }),
+  /** Only when Crossref (CROSSREF_MAILTO / CROSSREF_BASE_URL) was asked for notices and failed. */
+  warnings: z.array(z.string()).optional(),
 });
 
 export const pubmedFetch = defineTool({
@@ -30,6 +32,8 @@ export const pubmedFetch = defineTool({
     "id, MeSH terms, publication types, retraction status and comments/corrections; citation_data " +
     "returns only bibliographic fields; full_xml and medline_text return NCBI's raw text. Empty " +
     "fields are left out; dates are ISO-8601. PMIDs with no record are listed in notFoundPmids. " +
+    "notices lists retractions, corrections, expressions of concern and withdrawals (absent: none " +
+    "known). " +
     "Also takes pmcids or dois instead (resolved by NCBI's PMC ID Converter, which knows PMC " +
     'articles only; others are listed in unresolvedIds). Up to 200 ids per call. Example: {"pmids": ["31452104"]}.',
   annotations: { title: "Fetch PubMed records", ...READ_ONLY_LIVE },

@@ -10,8 +10,9 @@ export const pubmedSearch = defineTool({
     "Search PubMed (NCBI ESearch) with full PubMed query syntax: field tags like [ti], [au], [mh], " +
     "boolean operators, date ranges. Returns the total hit count, one page of PMIDs, NCBI's query " +
     "translation and, on request, brief summaries (title, authors, journal, date, DOI) of the first " +
-    "hits. Use it first to find papers, then pubmed_fetch for abstracts and details. Pages reach at " +
-    'most 10,000 records. Example: {"query": "metformin AND aging[ti]", "maxResults": 5, ' +
+    "hits, with notices of retraction, correction, expression of concern or withdrawal (absent: " +
+    "none known). Use it first to find papers, then pubmed_fetch for abstracts and details. Pages " +
+    'reach at most 10,000 records. Example: {"query": "metformin AND aging[ti]", "maxResults": 5, ' +
     '"fetchBriefSummaries": 5}.',
   annotations: { title: "Search PubMed", ...READ_ONLY_LIVE },
   parameters: z.object({
