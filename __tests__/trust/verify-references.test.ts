@@ -14,6 +14,7 @@ import {
 } from "../../src/devtools/fixture-pubmed.js";
 import { parseEFetch } from "../../src/eutils/parse/efetch.js";
 import type { Article } from "../../src/eutils/types.js";
+import { crossrefDate, startFakeCrossref, type FakeCrossref } from "../helpers/fake-crossref.js";
 import type { FakeRequest } from "../helpers/fake-eutils.js";
 import { startHarness, type Harness } from "../helpers/mcp.js";
 import { EUTILS_FIXTURES, describeShared } from "../helpers/shared.js";
@@ -262,5 +263,76 @@ describeShared("pubmed_verify_references: notices", () => {
       notices: [{ type: "retraction", notice_pmid: pubmed.records[1]!.pmid, date: "2021-02-06" }],
     });
     expect(out.summary.with_notices).toBe(1);
+  });
+});
+
+describeShared("pubmed_verify_references: Crossref", () => {
+  let cr: FakeCrossref;
+  let local: Harness;
+  let paper: Article;
+  beforeAll(async () => {
+    pubmed = loadFixturePubmed(EUTILS_FIXTURES);
+    paper = citable().find((a) => a.doi)!;
+    // Written after Crossref's documented `updated-by` shape: Retraction Watch's withdrawal.
+    cr = await startFakeCrossref({
+      works: [
+        {
+          DOI: paper.doi!.toLowerCase(),
+          "updated-by": [
+            {
+              DOI: "10.9999/withdrawal-notice",
+              type: "withdrawal",
+              source: "retraction-watch",
+              updated: crossrefDate(2024, 5, 2),
+            },
+          ],
+        },
+      ],
+    });
+    const route = fixturePubmedRoute(pubmed);
+    local = await startHarness({
+      routes: [(req: FakeRequest) => route(req)],
+      env: { ...cr.env, CROSSREF_MAILTO: "ops-verify@example.org" },
+    });
+  });
+  afterAll(async () => {
+    await local?.close();
+    await cr?.close();
+  });
+
+  const call = async (references: string[]) => {
+    const res = await local.client.callTool({
+      name: "pubmed_verify_references",
+      arguments: { references },
+    });
+    return JSON.parse((res.content as { text: string }[])[0]!.text) as Out & {
+      warnings?: string[];
+    };
+  };
+
+  test("Crossref's notice on the record meant is added, with its DOI and date", async () => {
+    const out = await call([vancouver(paper)]);
+    expect(out.results[0]).toMatchObject({
+      status: "verified",
+      pmid: paper.pmid,
+      notices: [
+        { type: "withdrawal", notice_doi: "10.9999/withdrawal-notice", date: "2024-05-02" },
+      ],
+    });
+    expect(out.warnings).toBeUndefined();
+    expect(JSON.stringify(out)).not.toContain("ops-verify@example.org");
+  });
+
+  test("Crossref failing costs only its notices: the verdicts stand and a warning says so", async () => {
+    // Another paper: Crossref's reply about the first one is cached.
+    const other = citable().filter((a) => a.doi)[1]!;
+    cr.failWith({ status: 500, body: "busy" });
+    try {
+      const out = await call([vancouver(other)]);
+      expect(out.results[0]).toMatchObject({ status: "verified", pmid: other.pmid, notices: [] });
+      expect(out.warnings).toEqual([expect.stringMatching(/^Crossref was not consulted/)]);
+    } finally {
+      cr.failWith(undefined);
+    }
   });
 });

@@ -22,6 +22,7 @@ import { parseEFetch } from "../eutils/parse/efetch.js";
 import { parseESearch } from "../eutils/parse/esearch.js";
 import type { Article } from "../eutils/types.js";
 import { getEutils } from "../state.js";
+import { withCrossrefNotices } from "./crossref.js";
 import { linkNotices, mergeNotices, noticesFromArticle, type Notice } from "./notices.js";
 import {
   agreements,
@@ -76,6 +77,8 @@ export interface VerifyOutput {
   results: VerifyResult[];
   summary: Record<Status, number> & { with_notices: number };
   note?: string;
+  /** Only when Crossref was configured and could not be consulted. */
+  warnings?: string[];
 }
 
 interface Item {
@@ -318,7 +321,10 @@ export async function verifyReferences(
   ]);
   const records = wanted.size > 0 ? await fetchRecords([...wanted], signal) : new Map();
   const linked = linkNotices([...records.values()]);
-  const results = items.map((item) => judge(item, records, cited, linked));
+  const judged = items.map((item) => judge(item, records, cited, linked));
+  // Crossref's notices (retractions it knows of, Retraction Watch's) for the records meant.
+  const withCrossref = await withCrossrefNotices(judged, signal, "PubMed");
+  const results = judged.map((r, i) => ({ ...r, notices: withCrossref.notices[i] ?? r.notices }));
   const summary = { verified: 0, mismatch: 0, not_found: 0, ambiguous: 0, with_notices: 0 };
   for (const r of results) {
     summary[r.status]++;
@@ -327,6 +333,7 @@ export async function verifyReferences(
   return {
     results,
     summary,
+    ...(withCrossref.warning !== undefined ? { warnings: [withCrossref.warning] } : {}),
     ...(split
       ? {
           note: `Some strings held several references and were split: ${items.length} references in all; each result's index counts them in order.`,
