@@ -69,7 +69,9 @@ function takeIdentifiers(text: string): { rest: string; doi?: string; pmid?: str
 }
 
 const UPPER = "\\p{Lu}";
-const NAME_WORD = `[${UPPER}][\\p{L}'’\\-]*`;
+// No hyphen inside a word: "Müller-Lüdenscheidt" is two words joined by FAMILY's separator, so a
+// run of hyphens has one reading only (a hyphen in both would backtrack exponentially).
+const NAME_WORD = `[${UPPER}][\\p{L}'’]*`;
 /** "van der Berg", "O'Neil", "García-Márquez", "de la Cruz" */
 const FAMILY = `(?:(?:van|von|der|den|de|del|della|da|di|dos|du|la|le|ten|ter|al|el|bin)\\s+)*${NAME_WORD}(?:[\\s\\-]${NAME_WORD}){0,3}`;
 const VANCOUVER_AUTHOR = new RegExp(`^(${FAMILY})\\s+([${UPPER}]{1,4})$`, "u");
@@ -205,7 +207,7 @@ const clean = (s: string | undefined) => s?.replace(/^[\s.,;:]+|[\s.,;:]+$/g, ""
 
 /** APA and Harvard: "Authors (2019). Title. Journal, 12(3), 100–109." */
 function authorYearStyle(text: string): ParsedReference | null {
-  const m = /^(.{2,2000}?)\s*\(((?:1[6-9]|20)\d{2})[a-z]?(?:,[^)]{0,30})?\)\s*[.,:]?\s*(.*)$/.exec(
+  const m = /^(.{2,3000}?)\s*\(((?:1[6-9]|20)\d{2})[a-z]?(?:,[^)]{0,30})?\)\s*[.,:]?\s*(.*)$/.exec(
     text,
   );
   if (!m?.[1] || !m[2]) return null;
