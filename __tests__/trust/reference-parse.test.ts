@@ -178,6 +178,49 @@ describe("free-text references", () => {
     });
   });
 
+  test("MLA and Chicago: quoted titles, the first author inverted, vol./no. or volume (issue)", () => {
+    expect(
+      parseFreeText(
+        "Adamantidis, Antoine R., and Luis de Lecea. “Sleep and the Hypothalamus.” Science (New York, N.Y.), vol. 382, no. 6669, 27 Oct. 2023, pp. 405–12. https://doi.org/10.1126/science.adh8285.",
+      ),
+    ).toEqual({
+      authors: [
+        { family: "Adamantidis", initials: "AR" },
+        { family: "de Lecea", initials: "L" },
+      ],
+      etAl: false,
+      title: "Sleep and the Hypothalamus",
+      journal: "Science",
+      year: "2023",
+      volume: "382",
+      issue: "6669",
+      pages: "405–12",
+      doi: "10.1126/science.adh8285",
+    });
+    expect(
+      parseFreeText(
+        'Smith, John, Anne Lee, and Bob Ray. 2019. "Aspirin and Stroke." Journal of Things 12 (3): 100–109.',
+      ),
+    ).toMatchObject({
+      authors: [
+        { family: "Smith", initials: "J" },
+        { family: "Lee", initials: "A" },
+        { family: "Ray", initials: "B" },
+      ],
+      title: "Aspirin and Stroke",
+      journal: "Journal of Things",
+      year: "2019",
+      volume: "12",
+      issue: "3",
+      pages: "100–109",
+    });
+    expect(
+      parseFreeText(
+        'Smith, John. "Aspirin and Stroke." Journal of Things 1871, no. 3 (2019): 100–109.',
+      ),
+    ).toMatchObject({ journal: "Journal of Things", volume: "1871", issue: "3", year: "2019" });
+  });
+
   test("a bare title, and a bare PMID", () => {
     expect(parseFreeText("Effects of aspirin on stroke")).toEqual({
       authors: [],
@@ -290,7 +333,10 @@ describe("comparison rules", () => {
     expect(pageRange("1286-93")).toEqual({ first: "1286", last: "1293" });
     expect(pageRange("pp. 1286–1293")).toEqual({ first: "1286", last: "1293" });
     expect(pageRange("e0123456")).toEqual({ first: "e0123456" });
-    expect(pageRange("R12-5")).toEqual({ first: "r12", last: "15" });
+    // A letter prefix is dropped from the last page too: H337-49 is H337-H349.
+    expect(pageRange("R12-5")).toEqual({ first: "r12", last: "r15" });
+    expect(pageRange("H337–49")).toEqual(pageRange("H337-H349"));
+    expect(pageRange("S224-5")).toEqual({ first: "s224", last: "s225" });
   });
 
   test("a journal matches by full title, ISO abbreviation, or as an abbreviation of either", () => {

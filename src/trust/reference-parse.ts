@@ -72,6 +72,7 @@ const UPPER = "\\p{Lu}";
 // No hyphen inside a word: "Müller-Lüdenscheidt" is two words joined by FAMILY's separator, so a
 // run of hyphens has one reading only (a hyphen in both would backtrack exponentially).
 const NAME_WORD = `[${UPPER}][\\p{L}'’]*`;
+const PARTICLE = /^(?:van|von|der|den|de|del|della|da|di|dos|du|la|le|ten|ter)$/;
 /** "van der Berg", "O'Neil", "García-Márquez", "de la Cruz" */
 const FAMILY = `(?:(?:van|von|der|den|de|del|della|da|di|dos|du|la|le|ten|ter|al|el|bin)\\s+)*${NAME_WORD}(?:[\\s\\-]${NAME_WORD}){0,3}`;
 const VANCOUVER_AUTHOR = new RegExp(`^(${FAMILY})\\s+([${UPPER}]{1,4})$`, "u");
@@ -245,6 +246,76 @@ function vancouverStyle(text: string): ParsedReference | null {
   return { ...people, ...fields, ...split.tail };
 }
 
+/**
+ * MLA and Chicago authors: the first inverted ("Smith, John A."), the others not ("Anne Lee"):
+ * "Smith, John, and Anne Lee", "Smith, John, Anne Lee, and Bob Ray", "Smith, John A., et al."
+ */
+function invertedFirstAuthors(text: string): { authors: RefAuthor[]; etAl: boolean } | null {
+  let list = text.trim().replace(/[.,\s]+$/, "");
+  const etAl = /\bet al\b/i.test(list);
+  list = list.replace(/,?\s*et al\.?/gi, "");
+  const parts = list.split(/\s*,\s*(?:and|&)\s+|\s+(?:and|&)\s+|\s*,\s*/).filter(Boolean);
+  if (parts.length < 2 || !new RegExp(`^${FAMILY}$`, "u").test(parts[0]!)) return null;
+  const authors: RefAuthor[] = [{ family: parts[0]!, initials: initialsOf(parts[1]!) }];
+  for (const name of parts.slice(2)) {
+    const words = name.split(/\s+/);
+    let family = words.pop()!;
+    // "Luis de Lecea": lower-case particles belong to the family name.
+    while (words.length > 1 && PARTICLE.test(words.at(-1)!)) family = `${words.pop()} ${family}`;
+    if (!new RegExp(`^${FAMILY}$`, "u").test(family)) return null;
+    authors.push({
+      family,
+      ...(words.length > 0 ? { initials: initialsOf(words.join(" ")) } : {}),
+    });
+  }
+  return { authors, etAl };
+}
+
+const YEAR = /\b((?:1[6-9]|20)\d{2})\b/;
+
+/**
+ * MLA and Chicago, whose titles stand in double quotes ending with their full stop:
+ *   Smith, John, and Anne Lee. “Title.” Journal, vol. 12, no. 3, 2019, pp. 100–109.
+ *   Smith, John, and Anne Lee. 2019. "Title." Journal 12 (3): 100–109.
+ *   Smith, John. "Title." Journal 12, no. 3 (2019): 100–109.
+ */
+function quotedTitleStyle(text: string): ParsedReference | null {
+  const m =
+    /^(.{2,3000}?)\.\s+(?:((?:1[6-9]|20)\d{2})[a-z]?\.\s+)?(?:“([^”]{2,1000}?)”|"([^"]{2,1000}?)")\s*(.*)$/.exec(
+      text,
+    );
+  const quoted = m?.[3] ?? m?.[4];
+  if (!m?.[1] || !quoted || !/[.,?!]$/.test(quoted)) return null;
+  const people = invertedFirstAuthors(m[1]) ?? parseAuthors(m[1]);
+  if (!people) return null;
+  const title = quoted.replace(/[.,]$/, "");
+  // NLM's place qualifier after a journal's name ("(San Diego, Calif. : 1997)") is no source data.
+  const tail = (m[5] ?? "").replace(/\s*\([^)]*[,:][^)]*\)/g, "").replace(/^[.,\s]+/, "");
+  const journal = clean(
+    /^(.*?)(?:,?\s+vol\.|,?\s+\d|,\s*no\.|,\s*\(?(?:1[6-9]|20)\d{2}|$)/i.exec(tail)?.[1],
+  );
+  const rest = tail.slice(journal ? tail.indexOf(journal) + journal.length : 0);
+  const vol = /vol\.?\s*(\w+)/i.exec(rest) ?? /^[,\s]*(\d+[A-Za-z]?)\b/.exec(rest);
+  const volume = vol?.[1];
+  const issue =
+    /\bno\.?\s*(\w+)/i.exec(rest)?.[1] ?? /^[,\s]*\d+[A-Za-z]?\s*\((\w{1,10})\)/.exec(rest)?.[1];
+  // The year is not the volume (a four-digit volume such as 1871 reads like one).
+  const year = m[2] ?? YEAR.exec(vol ? rest.slice(vol.index + vol[0].length) : rest)?.[1];
+  const pages =
+    /(?:\bpp?\.\s*|:\s*)([A-Za-z]{0,6}\d+[A-Za-z]?(?:\s*[-–]\s*[A-Za-z]{0,6}\d+[A-Za-z]?)?)/.exec(
+      rest,
+    )?.[1];
+  return {
+    ...people,
+    title,
+    ...(journal ? { journal } : {}),
+    ...(year ? { year } : {}),
+    ...(volume ? { volume } : {}),
+    ...(issue ? { issue } : {}),
+    ...(pages ? { pages } : {}),
+  };
+}
+
 /** Informal: "Smith et al., Title, Journal 2019" / "Smith J and Lee A, Title, Journal, 2019". */
 function informalStyle(text: string): ParsedReference | null {
   const parts = text.split(/\s*,\s*/);
@@ -299,7 +370,8 @@ export function stripNumbering(text: string): string {
 export function parseFreeText(input: string): ParsedReference {
   const { rest, doi, pmid } = takeIdentifiers(stripNumbering(input.normalize("NFC")));
   const ids = { ...(doi ? { doi } : {}), ...(pmid ? { pmid } : {}) };
-  const parsed = authorYearStyle(rest) ?? vancouverStyle(rest) ?? informalStyle(rest);
+  const parsed =
+    authorYearStyle(rest) ?? quotedTitleStyle(rest) ?? vancouverStyle(rest) ?? informalStyle(rest);
   if (parsed) return { ...parsed, ...ids };
   // Nothing recognised: the text may still be a bare title.
   const title = clean(rest);

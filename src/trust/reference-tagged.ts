@@ -26,13 +26,31 @@ const ACCENTS: Record<string, string> = {
   H: "\u030b",
 };
 
+/** LaTeX's special letters: \\o{} → ø, \\ss → ß. */
+const LETTERS: Record<string, string> = {
+  ss: "ß",
+  ae: "æ",
+  AE: "Æ",
+  oe: "œ",
+  OE: "Œ",
+  aa: "å",
+  AA: "Å",
+  o: "ø",
+  O: "Ø",
+  l: "ł",
+  L: "Ł",
+};
+
 export function unlatex(value: string): string {
   return value
     .replace(/\\([ij])(?![a-zA-Z])\s*/g, "$1") // dotless i and j, as under an accent: {\'\i}
     .replace(/\\([`'"^~=.]|[cvuH](?=[\s{]))\s*\{?\s*([A-Za-z])\}?/g, (_m, accent: string, letter) =>
       `${letter}${ACCENTS[accent] ?? ""}`.normalize("NFC"),
     )
-    .replace(/\\ss\b\s*/g, "ß")
+    .replace(
+      /\\(ss|ae|AE|oe|OE|aa|AA|o|O|l|L)(?![a-zA-Z])\s*/g,
+      (_m, letter: string) => LETTERS[letter] ?? letter,
+    )
     .replace(/\\([&%$#_{}])/g, "$1")
     .replace(/\\[a-zA-Z]+\s*/g, "")
     .replace(/[{}]/g, "")

@@ -6,16 +6,23 @@
 
 /** "Müller-Lüdenscheidt" → "muller ludenscheidt": lowercase ASCII letters and digits, one space apart. */
 export function fold(text: string): string {
-  return text
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .replace(/ß/g, "ss")
-    .replace(/[æ]/gi, "ae")
-    .replace(/[ø]/gi, "o")
-    .replace(/[ł]/gi, "l")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, " ")
-    .trim();
+  return (
+    text
+      .normalize("NFKD")
+      .replace(/[\u0300-\u036f]/g, "")
+      .toLowerCase()
+      // Letters NFKD does not take apart.
+      .replace(/ß/g, "ss")
+      .replace(/æ/g, "ae")
+      .replace(/œ/g, "oe")
+      .replace(/ø/g, "o")
+      .replace(/ł/g, "l")
+      .replace(/ı/g, "i")
+      .replace(/[đð]/g, "d")
+      .replace(/þ/g, "th")
+      .replace(/[^a-z0-9]+/g, " ")
+      .trim()
+  );
 }
 
 export function words(text: string): string[] {
@@ -90,9 +97,15 @@ export function pageRange(pages: string | null | undefined): PageRange | undefin
   if (!end) return { first };
   const fd = /\d+/.exec(first)?.[0] ?? "";
   const ed = /\d+/.exec(end)?.[0] ?? "";
-  // MEDLINE and Vancouver drop the last page's leading digits that equal the first's.
+  // MEDLINE and Vancouver drop the last page's leading digits that equal the first's, and its
+  // letter prefix ("H337-49" is H337-H349).
+  const prefix = /^[a-z]*/.exec(first)?.[0] ?? "";
   const last =
-    ed.length < fd.length && !/[a-z]/.test(end) ? fd.slice(0, fd.length - ed.length) + ed : end;
+    ed.length < fd.length && !/[a-z]/.test(end)
+      ? prefix + fd.slice(0, fd.length - ed.length) + ed
+      : /^\d/.test(end) && prefix !== "" && ed.length === fd.length
+        ? prefix + end
+        : end;
   return { first, last };
 }
 
