@@ -123,3 +123,36 @@ describe("reading tools over stdio and HTTP on the synthetic server", () => {
     expect(out.note).toMatch(/no reference links .*Europe PMC/);
   });
 });
+
+describe("pubmed_verify_references over stdio and HTTP on the synthetic server", () => {
+  /** A Vancouver reference to a synthetic record, its year changed by `yearShift`. */
+  const vancouver = (index: number, yearShift = 0) => {
+    const r = corpus.recordAt(index);
+    const c = r.citation;
+    const authors = r.authors
+      .slice(0, 3)
+      .map((a) => a.collectiveName ?? `${a.lastName} ${a.initials ?? ""}`.trim())
+      .join(", ");
+    const title = r.title.replace(/[.]$/, "");
+    const year = c.pubDate.year + yearShift;
+    const issue = c.issue ? `(${c.issue})` : "";
+    return `${authors}. ${title}. ${c.journal.iso}. ${year};${c.volume}${issue}:${c.medlinePgn}.`;
+  };
+
+  it("verifies real references, names a wrong year and finds no invented one", async () => {
+    const out = await everywhere("pubmed_verify_references", {
+      references: [
+        vancouver(2),
+        vancouver(3, -4),
+        "Quimby RT, Zzyzx Q. Lunar tidal cycles modulate hepatic glycogen in hibernating marmots. J Imaginary Res. 2011;3(4):1-9.",
+      ],
+    });
+    const results = out.results as Json[];
+    expect(results.map((r) => [r.status, r.pmid, r.differences])).toEqual([
+      ["verified", corpus.recordAt(2).pmid, []],
+      ["mismatch", corpus.recordAt(3).pmid, ["year"]],
+      ["not_found", undefined, []],
+    ]);
+    expect(out.summary).toMatchObject({ verified: 1, mismatch: 1, not_found: 1, ambiguous: 0 });
+  });
+});
