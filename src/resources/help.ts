@@ -32,10 +32,22 @@ const CORPUS_FLOW = `1. **Sync** — \`pubmed_sync_delta\` with a stable \`query
    shows how far a query is synced (\`last_edat\` for arrivals, \`last_mdat\` for revisions) and how its
    last sync ended.`;
 
+const TRUST_FLOW = `1. **Check references** — \`pubmed_verify_references\` with up to 100 references (any common style,
+   BibTeX or RIS; a pasted list is split). \`verified\` means one PubMed record agrees with every field
+   the reference gives; \`mismatch\` names the wrong fields and gives the record meant (\`matched\`);
+   \`not_found\` is likely invented or outside PubMed; \`ambiguous\` lists candidates. Correct a
+   mismatch from \`matched\` or \`pubmed_fetch\` of its \`pmid\`, never from memory.
+2. **Mind the notices** — records from \`pubmed_search\` (with summaries), \`pubmed_fetch\`,
+   \`europepmc_search\`, \`rag_search\`, \`rag_get\` and \`pubmed_verify_references\` carry \`notices\`
+   (\`retraction\`, \`correction\`, \`expression_of_concern\`, \`withdrawal\`, with the notice's PMID or
+   DOI and date). Say so when citing a record that has one; do not cite a retracted paper as
+   evidence. No \`notices\` field means none is known.`;
+
 const LIMITS = `- NCBI allows 3 requests/s without an API key and 10 with one; this server queues every call to
   stay under the ceiling (see \`resource://pubmed/info\`), so prefer fewer, larger calls.
 - \`pubmed_search\` pages reach at most 10,000 records (\`offset\` ≤ 9,998); sync covers bigger sets.
-- \`pubmed_fetch\` takes 1–200 PMIDs; \`pubmed_cite\` 1–50; \`pubmed_match_citations\` 1–25 citations.
+- \`pubmed_fetch\` takes 1–200 PMIDs; \`pubmed_cite\` 1–50; \`pubmed_match_citations\` 1–25 citations;
+  \`pubmed_verify_references\` 1–100 references (each read up to 3,000 characters).
 - \`pubmed_fulltext\` takes 1–10 ids and returns at most \`maxCharacters\` (default 12,000) of text per
   article, whole paragraphs, with a \`truncated\` account of what was left out; open-access papers
   only (Unpaywall gives a link, not text, and only with \`UNPAYWALL_EMAIL\`). \`pubmed_convert_ids\`
@@ -80,6 +92,7 @@ export function helpMarkdown({ tools, resources, prompts }: ResourceContext): st
     "PubMed for agents: live NCBI E-utilities tools, and a local corpus searched offline.",
     `## Workflow: live PubMed\n\n${LIVE_FLOW}`,
     corpus,
+    ...(names.has("pubmed_verify_references") ? [`## Workflow: trust\n\n${TRUST_FLOW}`] : []),
     `## Prompts\n\n${list(prompts)}`,
     `## Resources\n\n${list(resources)}`,
     `## Limits\n\n${LIMITS}`,
