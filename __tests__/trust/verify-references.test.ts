@@ -140,8 +140,15 @@ describeShared("pubmed_verify_references", () => {
       "Quimby RT, Zzyzx Q. Lunar tidal cycles modulate hepatic glycogen turnover in hibernating marmots. J Biol Chem. 2011;286(4):1234-41.",
       "Smith et al., Photonic entanglement of ventricular myocytes under orbital microgravity, Nature 2021",
       "Unicorn-derived exosomes reverse sarcopenia",
+      // A DOI that resolves nowhere, on an invented paper.
+      "Quimby RT. Marmot glycogen and the moon. Lancet. 2019;393:1-9. doi:10.9999/nowhere.12345",
     ]);
-    expect(out.results.map((r) => r.status)).toEqual(["not_found", "not_found", "not_found"]);
+    expect(out.results.map((r) => r.status)).toEqual([
+      "not_found",
+      "not_found",
+      "not_found",
+      "not_found",
+    ]);
     expect(out.summary.verified).toBe(0);
   });
 
@@ -203,6 +210,17 @@ describeShared("pubmed_verify_references", () => {
     ].join("\n");
     const out = await verify([bib, ris]);
     expect(out.results.map((r) => [r.status, r.pmid])).toEqual([
+      ["verified", a.pmid],
+      ["verified", b.pmid],
+    ]);
+  });
+
+  test("a PMID sent as a number, alone or in the list, is taken", async () => {
+    const [a, b] = citable().slice(20, 22) as [Article, Article];
+    const one = await verify(Number(a.pmid));
+    expect(one.results.map((r) => [r.status, r.pmid])).toEqual([["verified", a.pmid]]);
+    const two = await verify([Number(a.pmid), vancouver(b)]);
+    expect(two.results.map((r) => [r.status, r.pmid])).toEqual([
       ["verified", a.pmid],
       ["verified", b.pmid],
     ]);

@@ -8,6 +8,15 @@ import { defineTool } from "../tool.js";
 /** A pasted list of 100 long references, with room to spare; each reference is read up to 3,000. */
 const MAX_STRING_CHARS = 100_000;
 
+/** One reference as a string, and a PMID as a number (alone or in the list), mean what they say. */
+function asReferenceList(value: unknown): unknown {
+  const list = typeof value === "string" || typeof value === "number" ? [value] : value;
+  if (!Array.isArray(list)) return value;
+  return list.map((r) =>
+    typeof r === "number" && Number.isSafeInteger(r) && r > 0 ? `PMID: ${r}` : r,
+  );
+}
+
 const matchedSchema = z.object({
   title: z.string(),
   first_author: z.string().optional(),
@@ -33,7 +42,7 @@ export const pubmedVerifyReferences = defineTool({
   parameters: z.object({
     references: z
       .preprocess(
-        (v) => (typeof v === "string" ? [v] : v),
+        asReferenceList,
         z
           .array(
             z.string().max(MAX_STRING_CHARS, {
