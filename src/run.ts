@@ -29,12 +29,12 @@ Configuration is read from the environment; see README.md.`;
 
 /** stdio: one session for the life of the process; it ends when the client closes stdin. */
 async function serveStdio(stop: () => Promise<void>): Promise<() => Promise<void>> {
-  const [{ createSession }, { StdioServerTransport }] = await Promise.all([
+  const [{ createSession }, { StdioTransport }] = await Promise.all([
     import("./server.js"),
-    import("@modelcontextprotocol/sdk/server/stdio.js"),
+    import("./protocol/stdio.js"),
   ]);
   const session = createSession();
-  await session.connect(new StdioServerTransport());
+  await session.connect(new StdioTransport());
   process.stdin.once("end", stop);
   process.stdin.once("close", stop);
   log.info("pubmed-mcp serving on stdio");

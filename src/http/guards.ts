@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { normalizeHost } from "../config.js";
+import { INVALID_REQUEST, PARSE_ERROR, PARSE_ERROR_MESSAGE } from "../protocol/messages.js";
 
 /** Largest MCP request body accepted; real calls (200 PMIDs, 25 citations) are a few KB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -130,26 +131,34 @@ export async function readJsonBody(
   res: ServerResponse,
   maxBytes: number,
 ): Promise<BodyResult> {
-  const text = await readBounded(req, maxBytes);
-  if (text === undefined) {
+  const bytes = await readBounded(req, maxBytes);
+  if (bytes === undefined) {
     // Answer first, then drop the connection: destroying it outright would leave the client
     // with a bare ECONNRESET instead of a 413 it can understand.
     req.pause();
     res.setHeader("Connection", "close");
-    sendRpcError(res, 413, -32600, `Payload Too Large: request body exceeds ${maxBytes} bytes`);
+    sendRpcError(
+      res,
+      413,
+      INVALID_REQUEST,
+      `Payload Too Large: the request body exceeds ${maxBytes} bytes, the most one message may hold. Send smaller arguments: split a long list over several calls.`,
+    );
     res.once("finish", () => req.destroy());
     return { ok: false };
   }
   try {
-    return { ok: true, body: JSON.parse(text) };
+    // JSON is UTF-8 (RFC 8259 §8.1): bytes that are not are a parse error, not U+FFFD.
+    return { ok: true, body: JSON.parse(utf8.decode(bytes)) };
   } catch {
-    sendRpcError(res, 400, -32700, "Parse error: the request body is not valid JSON");
+    sendRpcError(res, 400, PARSE_ERROR, PARSE_ERROR_MESSAGE);
     return { ok: false };
   }
 }
 
-/** The body as text, or undefined once it is known to exceed `maxBytes`. */
-function readBounded(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The body's bytes, or undefined once they are known to exceed `maxBytes`. */
+function readBounded(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
   if (Number(req.headers["content-length"] ?? 0) > maxBytes) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -162,7 +171,7 @@ function readBounded(req: IncomingMessage, maxBytes: number): Promise<string | u
       } else chunks.push(chunk);
     };
     req.on("data", onData);
-    req.once("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.once("end", () => resolve(Buffer.concat(chunks)));
     req.once("error", reject);
   });
 }

@@ -15,10 +15,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { log } from "../log.js";
+import { checkMessage, refusalResponse } from "../protocol/messages.js";
 import type { SessionFactory } from "../server.js";
-import { readJsonBody, sendRpcError } from "./guards.js";
+import { readJsonBody, sendJson, sendRpcError } from "./guards.js";
 import { SessionTable, type SessionLimits } from "./sessions.js";
 
 export const SSE_MESSAGES_PATH = "/messages";
@@ -42,8 +43,24 @@ export interface McpOptions {
   sessions: SessionLimits;
 }
 
-const isInitialize = (body: unknown) =>
-  Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
+/**
+ * The POSTed message, or undefined once refused: 413 over the size limit, 400 with -32700 for a
+ * body that is not JSON and -32600 for JSON that is not one JSON-RPC message (a batch, an id JSON
+ * cannot hold exactly: src/protocol/messages.ts). The SDK would serve batches and such ids, and
+ * answer a non-message -32700 (SSE: a text/plain 400); the session is not touched either way.
+ */
+async function readMessage(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBodyBytes: number,
+): Promise<JSONRPCMessage | undefined> {
+  const read = await readJsonBody(req, res, maxBodyBytes);
+  if (!read.ok) return undefined;
+  const checked = checkMessage(read.body);
+  if (checked.ok) return checked.message;
+  sendJson(res, 400, refusalResponse(checked.refusal));
+  return undefined;
+}
 
 function sessionIdOf(req: IncomingMessage): string | undefined {
   const value = req.headers["mcp-session-id"];
@@ -82,11 +99,10 @@ export function createMcpHandlers(newSession: SessionFactory, opts: McpOptions):
       });
       return;
     }
-    let body: unknown;
+    let body: JSONRPCMessage | undefined;
     if (method === "POST") {
-      const read = await readJsonBody(req, res, maxBodyBytes);
-      if (!read.ok) return;
-      body = read.body;
+      body = await readMessage(req, res, maxBodyBytes);
+      if (!body) return;
     }
     const id = sessionIdOf(req);
     try {
@@ -99,7 +115,7 @@ export function createMcpHandlers(newSession: SessionFactory, opts: McpOptions):
             "Session not found: this Mcp-Session-Id is unknown, expired or ended. Send a new initialize request without Mcp-Session-Id.",
           );
         }
-      } else if (method === "POST" && isInitialize(body)) {
+      } else if (method === "POST" && isInitializeRequest(body)) {
         if ((await sessions.open(req, res, body, principal)) === "full") {
           sendRpcError(res, 503, -32000, "Too many open MCP sessions; retry shortly", {
             "Retry-After": "5",
@@ -151,10 +167,10 @@ export function createMcpHandlers(newSession: SessionFactory, opts: McpOptions):
       sendRpcError(res, 404, -32001, "Unknown SSE session: open a stream with GET /sse first");
       return;
     }
-    const body = await readJsonBody(req, res, maxBodyBytes);
-    if (!body.ok) return;
+    const message = await readMessage(req, res, maxBodyBytes);
+    if (!message) return;
     try {
-      await transport.handlePostMessage(req, res, body.body);
+      await transport.handlePostMessage(req, res, message);
     } catch (err) {
       failed(res, err, "SSE message");
     }

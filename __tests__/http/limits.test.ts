@@ -1,0 +1,193 @@
+/**
+ * The HTTP transports fail safe (issue 45, finding 7): on Streamable HTTP (/mcp, with a session
+ * and without) and legacy SSE (POST /messages), a body that is not one JSON-RPC message gets 400
+ * with -32700 or -32600 as JSON-RPC 2.0 says, an over-size body 413 with a JSON-RPC error, and the
+ * session answers the next request.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../../src/http/guards.js";
+import {
+  connectStreamable,
+  initializeMessage,
+  parseSse,
+  startHttpHarness,
+  type HttpHarness,
+} from "./harness.js";
+
+type Reply = { jsonrpc: string; id: unknown; result?: unknown; error?: unknown };
+
+const ping = (id: string) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}`;
+
+/** [what, body, JSON-RPC code, id of the answer]: each is answered with HTTP 400. */
+const MALFORMED: [string, string | Buffer, number, unknown][] = [
+  ["invalid JSON", "{not json", -32700, null],
+  ["a NaN literal", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"n":NaN}}`, -32700, null],
+  ["a trailing NUL", `${ping("2")}\u0000`, -32700, null],
+  [
+    "invalid UTF-8",
+    Buffer.concat([
+      Buffer.from(`{"jsonrpc":"2.0","id":"`),
+      Buffer.from([0xff]),
+      Buffer.from(`","method":"ping"}`),
+    ]),
+    -32700,
+    null,
+  ],
+  ["a batch", `[${ping("3")},${ping("4")}]`, -32600, null],
+  ["an id above 2^53", ping("9007199254740993"), -32600, null],
+  ["a number", "42", -32600, null],
+  ["a request whose method is not a string", `{"jsonrpc":"2.0","id":5,"method":7}`, -32600, 5],
+  ["a malformed response", `{"jsonrpc":"2.0","id":6,"result":7}`, -32600, null],
+];
+
+const refusal = (code: number, id: unknown) => ({
+  jsonrpc: "2.0",
+  id,
+  error: {
+    code,
+    message: expect.stringMatching(code === -32700 ? /^Parse error/ : /^Invalid Request/),
+  },
+});
+
+/** Larger than the limit: a ping padded past it. */
+const OVERSIZE = `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"${"x".repeat(DEFAULT_MAX_BODY_BYTES)}"}}`;
+
+const tooLarge = {
+  jsonrpc: "2.0",
+  id: null,
+  error: {
+    code: -32600,
+    message: expect.stringMatching(
+      new RegExp(`exceeds ${DEFAULT_MAX_BODY_BYTES} bytes.*Send smaller arguments`),
+    ),
+  },
+};
+
+let h: HttpHarness;
+beforeAll(async () => {
+  h = await startHttpHarness();
+});
+afterAll(() => h.close());
+
+const post = (url: string, body: string | Buffer, headers: Record<string, string> = {}) =>
+  fetch(url, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      ...headers,
+    },
+    body,
+  });
+
+describe("Streamable HTTP", () => {
+  let client: Client;
+  let session: Record<string, string>;
+  beforeAll(async () => {
+    client = await connectStreamable(h.http.url);
+    session = { "Mcp-Session-Id": (client.transport as StreamableHTTPClientTransport).sessionId! };
+  });
+  afterAll(() => client.close());
+
+  const alive = async () => {
+    expect(await client.ping()).toEqual({});
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("pubmed_spell");
+  };
+
+  it.each(MALFORMED)(
+    "answers %s in a session with 400 and its error",
+    async (_what, body, code, id) => {
+      const res = await post(`${h.http.url}/mcp`, body, session);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual(refusal(code, id));
+      await alive();
+    },
+  );
+
+  it.each(MALFORMED)(
+    "answers %s without a session with 400 and its error",
+    async (_what, body, code, id) => {
+      const res = await post(`${h.http.url}/mcp`, body);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual(refusal(code, id));
+    },
+  );
+
+  it("answers an over-size body with 413 and a JSON-RPC error naming the limit", async () => {
+    const res = await post(`${h.http.url}/mcp`, OVERSIZE, session);
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual(tooLarge);
+    await alive();
+  });
+});
+
+/** A raw legacy SSE stream: its /messages URL, and the messages it carries, in order. */
+async function openSse(baseUrl: string) {
+  const controller = new AbortController();
+  const res = await fetch(`${baseUrl}/sse`, {
+    headers: { Accept: "text/event-stream" },
+    signal: controller.signal,
+  });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  const next = async (): Promise<{ event?: string; data: string }> => {
+    for (;;) {
+      const end = buffered.indexOf("\n\n");
+      if (end !== -1) {
+        const [event] = parseSse(buffered.slice(0, end + 2));
+        buffered = buffered.slice(end + 2);
+        if (event) return event;
+        continue;
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error("SSE stream ended");
+      buffered += decoder.decode(value, { stream: true });
+    }
+  };
+  const endpoint = await next();
+  expect(endpoint.event).toBe("endpoint");
+  return {
+    messages: new URL(endpoint.data, baseUrl).href,
+    reply: async () => JSON.parse((await next()).data) as Reply,
+    close: () => controller.abort(),
+  };
+}
+
+describe("legacy SSE", () => {
+  let sse: Awaited<ReturnType<typeof openSse>>;
+  let nextId = 100;
+  beforeAll(async () => {
+    sse = await openSse(h.http.url);
+    expect((await post(sse.messages, JSON.stringify(initializeMessage()))).status).toBe(202);
+    expect(await sse.reply()).toMatchObject({
+      id: 1,
+      result: { serverInfo: { name: "pubmed-mcp" } },
+    });
+    const initialized = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
+    expect((await post(sse.messages, initialized)).status).toBe(202);
+  });
+  afterAll(() => sse.close());
+
+  const alive = async () => {
+    const id = nextId++;
+    expect((await post(sse.messages, ping(String(id)))).status).toBe(202);
+    expect(await sse.reply()).toEqual({ jsonrpc: "2.0", id, result: {} });
+  };
+
+  it.each(MALFORMED)("answers %s with 400 and its error", async (_what, body, code, id) => {
+    const res = await post(sse.messages, body);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual(refusal(code, id));
+    await alive();
+  });
+
+  it("answers an over-size body with 413 and a JSON-RPC error naming the limit", async () => {
+    const res = await post(sse.messages, OVERSIZE);
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual(tooLarge);
+    await alive();
+  });
+});
