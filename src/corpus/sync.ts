@@ -16,6 +16,7 @@ import type { EutilsClient } from "../eutils/client.js";
 import { isoDay } from "../eutils/dates.js";
 import { parseESearch } from "../eutils/parse/esearch.js";
 import { xml2js } from "../eutils/parse/xml2js.js";
+import { excerpt } from "../excerpt.js";
 import {
   advanceCheckpoint,
   advanceRevisions,
@@ -405,11 +406,12 @@ async function walkAll(
 /** A term with its runs of white space as one space. */
 const spaced = (term: string) => term.trim().replace(/\s+/g, " ");
 
-/** A term as a warning quotes it: at most 100 characters. */
-function clip(term: string): string {
-  const t = spaced(term);
-  return t.length <= 100 ? t : `${t.slice(0, 99)}…`;
-}
+/**
+ * A term as a warning quotes it: at most 100 characters, cut between characters as a reader sees
+ * them. A cut inside an emoji left half a surrogate pair, which the job row's JSON refused: the
+ * sync failed STORE (issue 45, finding 4; __tests__/corpus/term-clip.test.ts).
+ */
+const clip = (term: string): string => excerpt(spaced(term), 100);
 
 /** The same PubMed query, whatever its spacing and case. */
 function sameTerm(a: string, b: string): boolean {

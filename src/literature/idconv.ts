@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import { UpstreamError, ValidationError } from "../errors.js";
+import { excerpt, listSome, quoted } from "../excerpt.js";
 import { compact, isRecord, list, parseJsonReply, str } from "./reply.js";
 
 const SERVICE = "The PMC ID Converter";
@@ -107,16 +108,14 @@ export function classifyIds(
   raw.forEach((value, index) => {
     const result = classifyId(value, hint);
     if ("problem" in result)
-      problems.push(`${field}[${index}] "${result.input}" ${result.problem}`);
+      problems.push(`${field}[${index}] ${quoted(result.input)} ${result.problem}`);
     else {
       const key = `${result.type}:${result.type === "doi" ? result.id.toLowerCase() : result.id}`;
       if (!seen.has(key)) seen.set(key, result);
     }
   });
   if (problems.length > 0) {
-    const shown = problems.slice(0, 5).join("; ");
-    const more = problems.length > 5 ? ` (and ${problems.length - 5} more)` : "";
-    throw new ValidationError(`${shown}${more}.`, { invalid: problems.length });
+    throw new ValidationError(`${listSome(problems)}.`, { invalid: problems.length });
   }
   return [...seen.values()];
 }
@@ -180,13 +179,16 @@ export function parseIdconvReply(body: string, request: readonly ClassifiedId[])
     const message = decodeMessage(str(reply.message) ?? str(reply.errmsg)) ?? "no message";
     if (/mismatch|invalid/i.test(message)) {
       throw new ValidationError(
-        `${SERVICE} rejected the identifiers: ${message}. Check that each id has the form of its type.`,
+        `${SERVICE} rejected the identifiers: ${excerpt(message, 300)}. Check that each id has the form of its type.`,
         { service: "idconv" },
       );
     }
-    throw new UpstreamError(`${SERVICE} reported an error: ${message}; retry the call.`, {
-      service: "idconv",
-    });
+    throw new UpstreamError(
+      `${SERVICE} reported an error: ${excerpt(message, 300)}; retry the call.`,
+      {
+        service: "idconv",
+      },
+    );
   }
   if (!Array.isArray(reply.records)) {
     throw new UpstreamError(`${SERVICE} returned a reply without records; retry the call.`, {

@@ -5,6 +5,7 @@
  * fails with NOT_FOUND, saying how to find a DOI's record instead.
  */
 import { NotFoundError } from "../errors.js";
+import { excerpt, listSome } from "../excerpt.js";
 import { convertIds } from "./services.js";
 
 export interface IdLists {
@@ -37,7 +38,10 @@ export async function resolvePmids(ids: IdLists, signal?: AbortSignal): Promise<
         ? ' For a DOI outside PMC, pubmed_search with "<doi>"[doi] finds its PubMed record.'
         : "";
     throw new NotFoundError(
-      `None of the ${field} has a PMID known to NCBI's PMC ID Converter (it knows articles in PMC only): ${unresolvedIds.join(", ")}.${hint}`,
+      `None of the ${field} has a PMID known to NCBI's PMC ID Converter (it knows articles in PMC only): ${listSome(
+        unresolvedIds.map((id) => excerpt(id, 100)),
+        ", ",
+      )}.${hint}`,
       { unresolvedIds },
     );
   }

@@ -9,6 +9,7 @@
  * Services never know about MCP; errors are the typed ones of src/errors.ts.
  */
 import { ValidationError } from "../errors.js";
+import { quoted } from "../excerpt.js";
 import { parseESearch } from "../eutils/parse/esearch.js";
 import { getEutils } from "../state.js";
 import {
@@ -65,7 +66,9 @@ export async function convertClassified(
 function pmcDigits(pmcid: string): string {
   const m = /^(?:PMC)?(\d+)(?:\.\d+)?$/i.exec(pmcid.trim());
   if (!m?.[1]) {
-    throw new ValidationError(`"${pmcid}" is not a PMCID: "PMC" + digits, e.g. "PMC3040717".`);
+    throw new ValidationError(
+      `${quoted(pmcid)} is not a PMCID: "PMC" + digits, e.g. "PMC3040717".`,
+    );
   }
   return m[1];
 }

@@ -13,6 +13,7 @@
  * unknown), ValidationError for malformed identifiers.
  */
 import { ValidationError } from "../errors.js";
+import { quoted } from "../excerpt.js";
 import { getEuropePmc, getPubtator, getUnpaywall } from "../state.js";
 import { withCrossrefNotices } from "../trust/crossref.js";
 import {
@@ -39,7 +40,9 @@ export async function europePmcFullTextXml(
 ): Promise<JatsDocument | { unavailable: string }> {
   const id = normalizePmcid(pmcid);
   if (id === null) {
-    throw new ValidationError(`"${pmcid}" is not a PMCID: "PMC" + digits, e.g. "PMC3040717".`);
+    throw new ValidationError(
+      `${quoted(pmcid)} is not a PMCID: "PMC" + digits, e.g. "PMC3040717".`,
+    );
   }
   const reply = await getEuropePmc().request(
     `${id}/fullTextXML`,
@@ -134,7 +137,7 @@ export async function europePmcLinks(
   opts: { signal?: AbortSignal; page?: number; pageSize?: number } = {},
 ): Promise<EuropePmcLinks> {
   if (!/^\d{1,9}$/.test(pmid)) {
-    throw new ValidationError(`"${pmid}" is not a PMID: digits, e.g. "20516115".`);
+    throw new ValidationError(`${quoted(pmid)} is not a PMID: digits, e.g. "20516115".`);
   }
   const reply = await getEuropePmc().request(
     `MED/${pmid}/${kind}`,
@@ -163,7 +166,7 @@ export async function unpaywallLookup(
   const bare = doiOf(doi);
   if (bare === null) {
     throw new ValidationError(
-      `"${doi}" is not a DOI: a DOI must look like 10.<4–9 digits>/<suffix>, e.g. "10.1038/ng.590".`,
+      `${quoted(doi)} is not a DOI: a DOI must look like 10.<4–9 digits>/<suffix>, e.g. "10.1038/ng.590".`,
     );
   }
   const client = getUnpaywall();

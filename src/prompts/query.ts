@@ -4,6 +4,7 @@
  * filter may follow. Inputs are cleaned so the result is always syntactically balanced.
  */
 import { ValidationError } from "../errors.js";
+import { quoted } from "../excerpt.js";
 
 export const STUDY_TYPES = [
   "any",
@@ -58,7 +59,7 @@ export function synonyms(text: string): string[] {
 
 export function conceptBlock(text: string): string {
   const terms = synonyms(text);
-  if (terms.length === 0) throw new ValidationError(`"${text}" has no searchable words`);
+  if (terms.length === 0) throw new ValidationError(`${quoted(text)} has no searchable words`);
   return `(${terms.map((t) => `"${t}"[MeSH Terms] OR "${t}"[tiab]`).join(" OR ")})`;
 }
 
@@ -69,7 +70,9 @@ export function studyFilter(type: StudyType): string | null {
 export function parseStudyType(value: string | undefined): StudyType {
   const v = (value ?? "").trim().toLowerCase() || "any";
   if ((STUDY_TYPES as readonly string[]).includes(v)) return v as StudyType;
-  throw new ValidationError(`studyType must be one of ${STUDY_TYPES.join(", ")}; got "${value}"`);
+  throw new ValidationError(
+    `studyType must be one of ${STUDY_TYPES.join(", ")}; got ${quoted(value ?? "")}`,
+  );
 }
 
 /** ANDs concept blocks and filters; a trailing NOT clause joins without AND. */

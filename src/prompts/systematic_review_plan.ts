@@ -3,6 +3,7 @@
  * ready, sensitive PubMed query (concept blocks ANDed, humans only, optional design and years).
  */
 import { ValidationError } from "../errors.js";
+import { quoted } from "../excerpt.js";
 import { arg, definePrompt } from "./prompt.js";
 import {
   HUMANS_FILTER,
@@ -17,7 +18,7 @@ import {
 function yearFilter(from: string | undefined): string | null {
   if (from === undefined) return null;
   if (!/^\d{4}$/.test(from))
-    throw new ValidationError(`yearFrom must be a year like 2010; got "${from}"`);
+    throw new ValidationError(`yearFrom must be a year like 2010; got ${quoted(from)}`);
   return `${from}:3000[dp]`;
 }
 

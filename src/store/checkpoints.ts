@@ -13,6 +13,23 @@ import { inTransaction } from "./tx.js";
 
 type Db = Kysely<Database>;
 
+/**
+ * The longest query_key, in characters. Keys are indexed (checkpoints, checkpoint_audit,
+ * sync_jobs, sync_progress), and a btree index row holds at most about 2,700 bytes: a key of
+ * 20,000 characters failed with Postgres error 54000 (issue 45, finding 4). Every tool taking a
+ * query_key advertises this limit (src/tools/params.ts); the check here covers every other caller.
+ */
+export const MAX_QUERY_KEY_CHARS = 200;
+
+/** Refuses a query_key longer than MAX_QUERY_KEY_CHARS as VALIDATION, before Postgres does. */
+export function checkQueryKey(queryKey: string): void {
+  if (queryKey.length > MAX_QUERY_KEY_CHARS) {
+    throw new ValidationError(
+      `query_key must be at most ${MAX_QUERY_KEY_CHARS} characters (it has ${queryKey.length.toLocaleString("en-US")}).`,
+    );
+  }
+}
+
 export interface Checkpoint {
   queryKey: string;
   /** ISO-8601 UTC, or null before the first sync. */
@@ -104,6 +121,7 @@ async function setCheckpoint(
   note: string | null,
   next: (old: Marks) => Marks,
 ): Promise<AdvanceResult> {
+  checkQueryKey(queryKey);
   return inTransaction(db, async (trx) => {
     // Insert-if-absent first so concurrent first writers serialise on the row lock below.
     await trx

@@ -5,6 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Kysely, Selectable, Updateable } from "kysely";
+import { wellFormed } from "../excerpt.js";
+import { log } from "../log.js";
 import type { Database, JobStatus, SyncJobsTable } from "./schema.js";
 import { storeCall } from "./store-errors.js";
 
@@ -67,7 +69,8 @@ function progressToRow(p: JobProgress): Updateable<SyncJobsTable> {
   if (p.skipped !== undefined) row.skipped = p.skipped;
   if (p.pmidsProcessed !== undefined) row.pmids_processed = p.pmidsProcessed;
   if (p.maxEdatSeen !== undefined) row.max_edat_seen = p.maxEdatSeen;
-  if (p.warnings !== undefined) row.warnings = JSON.stringify(p.warnings);
+  // Postgres refuses JSON holding half a surrogate pair ("\ud83d" alone): U+FFFD stands for it.
+  if (p.warnings !== undefined) row.warnings = JSON.stringify(p.warnings.map(wellFormed));
   return row;
 }
 
@@ -101,19 +104,31 @@ export function updateJob(db: Db, id: string, progress: JobProgress): Promise<Sy
   return patchJob(db, id, row, "updating a sync job");
 }
 
-/** Closes a job with its final status and counters. Returns null for an unknown id. */
-export function finishJob(db: Db, id: string, outcome: JobOutcome): Promise<SyncJob | null> {
-  return patchJob(
-    db,
-    id,
-    {
-      ...progressToRow(outcome),
-      status: outcome.status,
-      error: outcome.error ?? null,
-      finished_at: new Date(),
-    },
-    "finishing a sync job",
-  );
+/**
+ * Closes a job with its final status and counters. Returns null for an unknown id. When the row
+ * will not take the counters and warnings, it is closed with the status and error alone: what a
+ * job reports must never leave it `running` (issue 45, finding 4). Throws only when even that
+ * fails (the store is unreachable; the start-up sweep, src/store/abandoned.ts, closes it later).
+ */
+export async function finishJob(db: Db, id: string, outcome: JobOutcome): Promise<SyncJob | null> {
+  const closing = {
+    status: outcome.status,
+    error: outcome.error === undefined || outcome.error === null ? null : wellFormed(outcome.error),
+    finished_at: new Date(),
+  };
+  try {
+    return await patchJob(
+      db,
+      id,
+      { ...progressToRow(outcome), ...closing },
+      "finishing a sync job",
+    );
+  } catch (err) {
+    log.warn("sync job closed without its counters", { jobId: id, error: String(err) });
+    return patchJob(db, id, closing, "finishing a sync job").catch(() => {
+      throw err;
+    });
+  }
 }
 
 export async function getJob(db: Db, id: string): Promise<SyncJob | null> {

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { doiOf } from "../literature/idconv.js";
 import { normalizePmcid } from "../literature/identity.js";
+import { MAX_ID_CHARS, MAX_NUMBER_ID_CHARS, maxChars } from "./params.js";
 
 function pmcidList(value: unknown): unknown {
   if (typeof value === "number") return [String(value)];
@@ -22,6 +23,7 @@ export function pmcidListSchema(max: number) {
       .array(
         z
           .string()
+          .max(MAX_NUMBER_ID_CHARS, maxChars(MAX_NUMBER_ID_CHARS))
           .trim()
           .refine((v) => normalizePmcid(v) !== null, {
             error: 'must be a PMCID, "PMC" + digits, e.g. "PMC3040717"',
@@ -41,6 +43,7 @@ export function doiListSchema(max: number) {
       .array(
         z
           .string()
+          .max(MAX_ID_CHARS, maxChars(MAX_ID_CHARS))
           .trim()
           .refine((v) => doiOf(v) !== null, {
             error: 'must be a DOI, 10.<4–9 digits>/<suffix>, e.g. "10.1038/ng.590"',

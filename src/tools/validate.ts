@@ -4,31 +4,50 @@
  * A parameter's name in another case or separator style (`max_results`, `topK`) is taken as the
  * parameter; a name the tool does not have is refused with the names it has, as the advertised
  * schema (`additionalProperties: false`) says, rather than ignored while the call runs on defaults.
+ *
+ * Every walk over the arguments here is iterative (an explicit stack), and the first one
+ * (./arg-limits.ts) bounds their depth and size; messages quote at most an excerpt of any key and
+ * list the first few problems, then how many more (issue 45, findings 2 and 3).
  */
 import { z } from "zod";
 import { ValidationError } from "../errors.js";
+import { LISTED_PROBLEMS, excerpt, listSome } from "../excerpt.js";
+import { checkArgumentLimits, pathText } from "./arg-limits.js";
+
+/** A copy of an object or array being made: the original and the copy its entries go into. */
+interface Copying {
+  from: object;
+  to: Record<string, unknown> | unknown[];
+}
+
+/** `to[key] = value`, as a data property even for the key "__proto__" (no prototype change). */
+function put(to: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(to, key, { value, enumerable: true, writable: true, configurable: true });
+}
 
 /** Empty strings in optional arguments count as absent (CONTRACTS §4); nested objects too. */
-export function dropEmptyStrings(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(dropEmptyStrings);
-  if (value && typeof value === "object") {
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([, v]) => v !== "")
-        .map(([k, v]) => [k, dropEmptyStrings(v)]),
-    );
+function dropEmptyStrings(value: unknown): unknown {
+  const pending: Copying[] = [];
+  const copy = (v: unknown): unknown => {
+    if (v === null || typeof v !== "object") return v;
+    const to = Array.isArray(v) ? new Array<unknown>(v.length) : {};
+    pending.push({ from: v, to });
+    return to;
+  };
+  const out = copy(value);
+  for (let job = pending.pop(); job; job = pending.pop()) {
+    const { from, to } = job;
+    if (Array.isArray(from)) from.forEach((v, i) => ((to as unknown[])[i] = copy(v)));
+    else {
+      for (const [k, v] of Object.entries(from)) {
+        if (v !== "") put(to as Record<string, unknown>, k, copy(v));
+      }
+    }
   }
-  return value;
+  return out;
 }
 
 type Path = readonly PropertyKey[];
-
-function pathText(path: Path): string {
-  return path.reduce<string>(
-    (acc, p) => (typeof p === "number" ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)),
-    "",
-  );
-}
 
 const MISSING = Symbol("missing");
 
@@ -52,29 +71,6 @@ function issueMessage(issue: z.core.$ZodIssue, raw: unknown): string {
   if (typeof given === "string" && given.trim() === "") return "must not be empty";
   if (given === MISSING) return "is required";
   return issue.message;
-}
-
-/** C0 controls but tab, line feed and carriage return, and DEL: never meaningful in an argument. */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-
-/**
- * Paths of string arguments holding a control character, with the first one found. A NUL would
- * otherwise reach Postgres (which refuses it in text) and come back as a STORE error.
- */
-function controlCharacters(value: unknown, path: PropertyKey[] = []): string[] {
-  if (typeof value === "string") {
-    const hit = CONTROL.exec(value)?.[0];
-    if (hit === undefined) return [];
-    const code = hit.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
-    return [`${pathText(path) || "argument"} contains the control character U+${code}; remove it`];
-  }
-  if (value && typeof value === "object") {
-    return Object.entries(value).flatMap(([k, v]) =>
-      controlCharacters(v, [...path, Array.isArray(value) ? Number(k) : k]),
-    );
-  }
-  return [];
 }
 
 /** What key reconciliation needs of a zod schema's definition (zod 4's `_zod.def`). */
@@ -134,45 +130,86 @@ interface UnknownKey {
   twin?: string;
 }
 
+/** A place in the arguments: its parent's place and its key there (a path, built only on demand). */
+interface Place {
+  parent: Place | null;
+  key: PropertyKey;
+}
+
+function pathOf(place: Place | null): PropertyKey[] {
+  const path: PropertyKey[] = [];
+  for (let p = place; p; p = p.parent) path.push(p.key);
+  return path.reverse();
+}
+
+/** A value to reconcile with its schema, and where its result goes; or a key that names nothing. */
+type Task =
+  | { schema: z.ZodType; value: unknown; place: Place | null; set: (v: unknown) => void }
+  | { unknown: UnknownKey };
+
 /**
  * The arguments with each object's keys matched to its schema's: a key that names a parameter in
  * another case or separator style is renamed to it (unless that parameter is given as well); the
- * keys that name none are returned, with the names the object takes. Objects that take any key
- * (a catchall) are left as they are.
+ * keys that name none are returned, with the names the object takes, in the order they are given.
+ * Objects that take any key (a catchall) are left as they are.
  */
 function reconcileKeys(
   schema: z.ZodType,
   value: unknown,
-  path: PropertyKey[] = [],
 ): { value: unknown; unknown: UnknownKey[] } {
-  const s = unwrap(schema);
-  const def = defOf(s);
-  if (def.type === "array" && def.element && Array.isArray(value)) {
-    const unknown: UnknownKey[] = [];
-    const items = value.map((item, i) => {
-      const r = reconcileKeys(def.element!, item, [...path, i]);
-      unknown.push(...r.unknown);
-      return r.value;
-    });
-    return { value: items, unknown };
-  }
-  const shape = def.shape;
-  if (def.type !== "object" || !shape || !isObject(value)) return { value, unknown: [] };
-  if (def.catchall && defOf(def.catchall).type !== "never") return { value, unknown: [] };
-  const known = Object.keys(shape);
   const unknown: UnknownKey[] = [];
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) {
-    const { name, twin } = resolveName(known, key, value);
-    if (name === undefined) {
-      unknown.push({ path: [...path, key], known, twin });
+  let result: unknown;
+  // Children are pushed in reverse, so they are taken in order: each object's keys are set in
+  // the order given, and unknown keys are listed in that order too.
+  const tasks: Task[] = [{ schema, value, place: null, set: (v) => (result = v) }];
+  for (let task = tasks.pop(); task; task = tasks.pop()) {
+    if ("unknown" in task) {
+      unknown.push(task.unknown);
       continue;
     }
-    const r = reconcileKeys(shape[name]!, v, [...path, name]);
-    unknown.push(...r.unknown);
-    out[name] = r.value;
+    const { value: v, place } = task;
+    const def = defOf(unwrap(task.schema));
+    if (def.type === "array" && def.element && Array.isArray(v)) {
+      const items = new Array<unknown>(v.length);
+      task.set(items);
+      const element = def.element;
+      for (let i = v.length - 1; i >= 0; i--) {
+        tasks.push({
+          schema: element,
+          value: v[i],
+          place: { parent: place, key: i },
+          set: (x) => (items[i] = x),
+        });
+      }
+      continue;
+    }
+    const shape = def.shape;
+    const open = def.catchall && defOf(def.catchall).type !== "never";
+    if (def.type !== "object" || !shape || !isObject(v) || open) {
+      task.set(v);
+      continue;
+    }
+    const known = Object.keys(shape);
+    const out: Record<string, unknown> = {};
+    task.set(out);
+    const children: Task[] = [];
+    for (const [key, x] of Object.entries(v)) {
+      const { name, twin } = resolveName(known, key, v);
+      if (name === undefined) {
+        children.push({ unknown: { path: [...pathOf(place), key], known, twin } });
+      } else {
+        const field = { parent: place, key: name };
+        children.push({
+          schema: shape[name]!,
+          value: x,
+          place: field,
+          set: (y) => (out[name] = y),
+        });
+      }
+    }
+    for (let i = children.length - 1; i >= 0; i--) tasks.push(children[i]!);
   }
-  return { value: out, unknown };
+  return { value: result, unknown };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -184,6 +221,9 @@ function unknownKeyMessage({ path, known, twin }: UnknownKey): string {
   const where = path.length > 1 ? `${pathText(path.slice(0, -1))} takes` : "this tool takes";
   return `is not a parameter (${where} ${known.join(", ")})`;
 }
+
+/** The most of one problem's path, or of its message, that a VALIDATION message holds. */
+const MESSAGE_CHARS = 200;
 
 function kindOf(value: unknown): string {
   if (value === null) return "null";
@@ -206,32 +246,35 @@ export function validateArgs<S extends z.ZodObject>(
       { issues: [{ path: [], message: "arguments must be a JSON object" }] },
     );
   }
-  const controls = controlCharacters(args);
-  if (controls.length > 0) {
-    throw new ValidationError(`Invalid arguments for ${tool.name}: ${controls.join("; ")}.`, {
-      issues: controls.map((message) => ({ message })),
-    });
-  }
+  checkArgumentLimits(tool.name, args);
   const reconciled = reconcileKeys(tool.parameters, args);
   const parsed = tool.parameters.safeParse(dropEmptyStrings(reconciled.value));
+  if (parsed.success && reconciled.unknown.length === 0) return parsed.data;
+  const issues = parsed.success ? [] : parsed.error.issues;
+  const total = reconciled.unknown.length + issues.length;
+  // Only the first few problems are put in words ("pmids[2] must be digits"), then how many more.
   const problems = [
-    ...reconciled.unknown.map((u) => ({ path: u.path, message: unknownKeyMessage(u) })),
-    ...(parsed.success
-      ? []
-      : parsed.error.issues.map((i) => ({
-          path: i.path,
-          message: issueMessage(i, reconciled.value),
-        }))),
-  ];
-  if (!parsed.success || problems.length > 0) {
-    // "pmids[2] must be digits" style, one clause per problem.
-    const text = problems
-      .map(({ path, message }) => (path.length > 0 ? `${pathText(path)} ${message}` : message))
-      .join("; ");
-    throw new ValidationError(
-      `Invalid arguments for ${tool.name}: ${text}. See the tool's input schema.`,
-      { issues: problems.map(({ path, message }) => ({ path: path.map(String), message })) },
-    );
-  }
-  return parsed.data;
+    ...reconciled.unknown
+      .slice(0, LISTED_PROBLEMS)
+      .map((u) => ({ path: u.path, message: unknownKeyMessage(u) })),
+    ...issues.slice(0, LISTED_PROBLEMS).map((i) => ({
+      path: i.path,
+      message: issueMessage(i, reconciled.value),
+    })),
+  ]
+    .slice(0, LISTED_PROBLEMS)
+    .map(({ path, message }) => ({
+      path: path.map((p) => (typeof p === "number" ? String(p) : excerpt(String(p)))),
+      // zod's and our messages are short; the cut only bounds what no message should need.
+      message: excerpt(message, MESSAGE_CHARS),
+      where: excerpt(pathText(path), MESSAGE_CHARS),
+    }));
+  const clauses = problems.map(({ where, message }) => (where ? `${where} ${message}` : message));
+  throw new ValidationError(
+    `Invalid arguments for ${tool.name}: ${listSome(clauses, "; ", total)}. See the tool's input schema.`,
+    {
+      issues: problems.map(({ path, message }) => ({ path, message })),
+      ...(total > problems.length && { issueCount: total }),
+    },
+  );
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { readCheckpoint } from "../../corpus/api.js";
 import { count } from "../outputs.js";
-import { requiredText } from "../params.js";
+import { queryKeySchema } from "../params.js";
 import { defineTool } from "../tool.js";
 
 export const corpusCheckpointGet = defineTool({
@@ -13,7 +13,7 @@ export const corpusCheckpointGet = defineTool({
     'sync\'s job and status. Example: {"query_key": "metformin-aging"}.',
   annotations: { title: "Read a sync checkpoint", readOnlyHint: true, openWorldHint: false },
   parameters: z.object({
-    query_key: requiredText().describe("The saved query's key."),
+    query_key: queryKeySchema().describe("The saved query's key."),
   }),
   output: z.object({
     query_key: z.string(),

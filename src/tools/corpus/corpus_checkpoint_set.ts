@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { writeCheckpoint } from "../../corpus/api.js";
-import { requiredText } from "../params.js";
+import { maxChars, queryKeySchema } from "../params.js";
 import { defineTool } from "../tool.js";
 
 export const corpusCheckpointSet = defineTool({
@@ -19,9 +19,10 @@ export const corpusCheckpointSet = defineTool({
     openWorldHint: false,
   },
   parameters: z.object({
-    query_key: requiredText().describe("The saved query's key."),
+    query_key: queryKeySchema().describe("The saved query's key."),
     last_edat: z
       .string()
+      .max(40, maxChars(40))
       .trim()
       .pipe(
         z.iso.datetime({

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { runSync } from "../../corpus/api.js";
 import { count } from "../outputs.js";
-import { numeric, requiredText } from "../params.js";
+import { MAX_QUERY_CHARS, numeric, queryKeySchema, requiredText } from "../params.js";
 import { defineTool } from "../tool.js";
 
 export const pubmedSyncDelta = defineTool({
@@ -24,12 +24,10 @@ export const pubmedSyncDelta = defineTool({
   },
   noDeadline: true,
   parameters: z.object({
-    query_key: requiredText()
-      .max(200)
-      .describe(
-        'Your name for this saved query; its checkpoint is kept under it, e.g. "metformin-aging". Use a new one for a new term.',
-      ),
-    term: requiredText().describe("PubMed query to sync."),
+    query_key: queryKeySchema().describe(
+      'Your name for this saved query; its checkpoint is kept under it, e.g. "metformin-aging". Use a new one for a new term.',
+    ),
+    term: requiredText(MAX_QUERY_CHARS).describe("PubMed query to sync."),
     overlap_days: numeric(z.int().min(0).max(3650).default(5)).describe(
       "Re-read this many days before the checkpoint, to catch late-indexed records.",
     ),

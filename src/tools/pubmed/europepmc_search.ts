@@ -1,8 +1,14 @@
 import { z } from "zod";
 import { europePmcSearchSchema } from "../../literature/europepmc.js";
 import { EUROPE_PMC_SOURCES, europePmcSearch } from "../../literature/services.js";
-import { READ_ONLY_LIVE, numeric, requiredText } from "../params.js";
+import { READ_ONLY_LIVE, maxChars, numeric, requiredText } from "../params.js";
 import { defineTool } from "../tool.js";
+
+/**
+ * The longest query: Europe PMC is searched by GET, and a URL much past 8 KB is refused on the
+ * way; percent-encoding can triple a query's length.
+ */
+const MAX_EUROPE_PMC_QUERY_CHARS = 2_000;
 
 /** Europe PMC's sort parameter for each of ours; relevance is its default (no sort sent). */
 const SORT = {
@@ -24,10 +30,13 @@ export const europepmcSearch = defineTool({
     'Example: {"query": "long covid AND PUB_YEAR:[2023 TO 2024]", "sources": ["PPR"]}.',
   annotations: { title: "Search Europe PMC", ...READ_ONLY_LIVE },
   parameters: z.object({
-    query: requiredText().describe('Europe PMC query, e.g. "TITLE:crispr AND OPEN_ACCESS:y".'),
+    query: requiredText(MAX_EUROPE_PMC_QUERY_CHARS).describe(
+      'Europe PMC query, e.g. "TITLE:crispr AND OPEN_ACCESS:y".',
+    ),
     sources: z
       .array(z.enum(EUROPE_PMC_SOURCES))
       .min(1)
+      .max(EUROPE_PMC_SOURCES.length)
       .optional()
       .describe(
         "Only these (all when omitted): MED PubMed, PMC, PPR preprints, AGR Agricola, CBA " +
@@ -36,9 +45,9 @@ export const europepmcSearch = defineTool({
     pageSize: numeric(z.int().min(1).max(100).default(10)).describe("Hits per page (1–100)."),
     cursorMark: z
       .string()
+      .max(500, maxChars(500))
       .trim()
       .min(1)
-      .max(500)
       .optional()
       .describe("The previous page's nextCursorMark; omit for the first page."),
     resultType: z

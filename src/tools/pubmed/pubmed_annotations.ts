@@ -29,6 +29,7 @@ export const pubmedAnnotations = defineTool({
     types: z
       .array(z.enum(ENTITY_TYPES))
       .min(1)
+      .max(ENTITY_TYPES.length)
       .optional()
       .describe("Only these entity types; all when omitted."),
     maxEntities: numeric(z.int().min(1).max(100).default(25)).describe(

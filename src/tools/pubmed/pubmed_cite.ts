@@ -23,6 +23,7 @@ export const pubmedCite = defineTool({
       styles: z
         .array(z.enum(CITATION_STYLES))
         .min(1)
+        .max(CITATION_STYLES.length)
         .default(["ris"])
         .describe("Citation formats to produce."),
     })

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { MAX_IDS_PER_CALL, convertedIdSchema, doiOf } from "../../literature/idconv.js";
 import { convertIds } from "../../literature/services.js";
-import { READ_ONLY_LIVE, textOrNumber } from "../params.js";
+import { MAX_ID_CHARS, READ_ONLY_LIVE, maxChars, textOrNumber } from "../params.js";
 import { defineTool } from "../tool.js";
 
 /** A number, or a string of ids separated by commas or spaces (one DOI stays whole), is a list. */
@@ -26,7 +26,7 @@ export const pubmedConvertIds = defineTool({
       .preprocess(
         oneOrList,
         z
-          .array(textOrNumber(z.string().trim()))
+          .array(textOrNumber(z.string().max(MAX_ID_CHARS, maxChars(MAX_ID_CHARS)).trim()))
           .min(1, { error: "must list at least one identifier" })
           .max(MAX_IDS_PER_CALL, {
             error: `must list at most ${MAX_IDS_PER_CALL} identifiers; split the list`,

@@ -3,8 +3,18 @@ import { resolvePmids } from "../../literature/resolve-pmids.js";
 import { fetchPubmed } from "../../pubmed/fetch.js";
 import { doiListSchema, pmcidListSchema } from "../id-params.js";
 import { articleSchema } from "../outputs.js";
-import { READ_ONLY_LIVE, flag, numeric, pmidListSchema, textOrNumber } from "../params.js";
+import {
+  READ_ONLY_LIVE,
+  flag,
+  maxChars,
+  numeric,
+  pmidListSchema,
+  textOrNumber,
+} from "../params.js";
 import { defineTool } from "../tool.js";
+
+/** NCBI's WebEnv strings are under 100 characters; room for a longer form, no more. */
+const MAX_WEBENV_CHARS = 500;
 
 /** How many of the id lists (pmids, pmcids, dois) a call gives. */
 const idLists = (a: { pmids?: unknown; pmcids?: unknown; dois?: unknown }): number =>
@@ -44,10 +54,16 @@ export const pubmedFetch = defineTool({
         .describe('PMIDs to fetch, e.g. ["31452104", "29190235"].'),
       pmcids: pmcidListSchema(200).optional().describe('Or PMC ids, e.g. ["PMC3040717"].'),
       dois: doiListSchema(200).optional().describe('Or DOIs, e.g. ["10.1038/ng.590"].'),
-      webEnv: z.string().trim().min(1).optional().describe("WebEnv of an ESearch history."),
-      queryKey: textOrNumber(z.string().trim().regex(/^\d+$/).optional()).describe(
-        "query_key in that history.",
-      ),
+      webEnv: z
+        .string()
+        .max(MAX_WEBENV_CHARS, maxChars(MAX_WEBENV_CHARS))
+        .trim()
+        .min(1)
+        .optional()
+        .describe("WebEnv of an ESearch history."),
+      queryKey: textOrNumber(
+        z.string().max(10, maxChars(10)).trim().regex(/^\d+$/).optional(),
+      ).describe("query_key in that history."),
       retstart: numeric(z.int().min(0).default(0)).describe(
         "First record of the history to fetch.",
       ),

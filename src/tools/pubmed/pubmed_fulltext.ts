@@ -4,7 +4,7 @@ import { FULLTEXT_MAX_IDS, readFullText } from "../../literature/fulltext-chain.
 import { fulltextOutputSchema } from "../../literature/fulltext-output.js";
 import type { RequestedId } from "../../literature/identity.js";
 import { doiListSchema, pmcidListSchema } from "../id-params.js";
-import { READ_ONLY_LIVE, flag, numeric, pmidListSchema } from "../params.js";
+import { READ_ONLY_LIVE, flag, maxChars, numeric, pmidListSchema } from "../params.js";
 import { defineTool } from "../tool.js";
 
 const MAX = FULLTEXT_MAX_IDS;
@@ -32,7 +32,7 @@ export const pubmedFulltext = defineTool({
       sections: z
         .preprocess(
           (v) => (typeof v === "string" ? [v] : v),
-          z.array(z.string().trim().min(1)).max(20),
+          z.array(z.string().max(100, maxChars(100)).trim().min(1)).max(20),
         )
         .optional()
         .describe(

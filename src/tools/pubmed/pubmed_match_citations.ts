@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { matchCitations } from "../../pubmed/match.js";
-import { READ_ONLY_LIVE, textOrNumber } from "../params.js";
+import { READ_ONLY_LIVE, maxChars, textOrNumber } from "../params.js";
 import { defineTool } from "../tool.js";
 
-const field = (what: string) => textOrNumber(z.string().trim().max(300).default("")).describe(what);
+const field = (what: string) =>
+  textOrNumber(z.string().max(300, maxChars(300)).trim().default("")).describe(what);
 
 export const pubmedMatchCitations = defineTool({
   name: "pubmed_match_citations",
@@ -24,7 +25,7 @@ export const pubmedMatchCitations = defineTool({
             volume: field("Volume."),
             firstPage: field("First page."),
             authorName: field('First author as "surname initials", e.g. "mann bj".'),
-            key: textOrNumber(z.string().trim().max(100).optional()).describe(
+            key: textOrNumber(z.string().max(100, maxChars(100)).trim().optional()).describe(
               "Your label, echoed back.",
             ),
           })

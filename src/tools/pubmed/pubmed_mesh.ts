@@ -23,7 +23,8 @@ export const pubmedMesh = defineTool({
     'Example: {"term": "heart attack"} or {"term": "D001249"}.',
   annotations: { title: "Look up MeSH headings", ...READ_ONLY_LIVE },
   parameters: z.object({
-    term: requiredText().describe(
+    // MeSH headings and entry terms run to about 100 characters.
+    term: requiredText(500).describe(
       'A MeSH heading, entry term or UI, e.g. "asthma", "heart attack" or "D001249".',
     ),
     maxResults: numeric(z.int().min(1).max(20).default(3)).describe("Records to describe (1–20)."),

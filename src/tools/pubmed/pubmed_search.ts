@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { searchPubmed } from "../../pubmed/search.js";
 import { briefSummarySchema, count } from "../outputs.js";
-import { READ_ONLY_LIVE, entrezDateSchema, numeric, requiredText } from "../params.js";
+import {
+  MAX_QUERY_CHARS,
+  READ_ONLY_LIVE,
+  entrezDateSchema,
+  maxChars,
+  numeric,
+  requiredText,
+} from "../params.js";
 import { defineTool } from "../tool.js";
 
 export const pubmedSearch = defineTool({
@@ -16,7 +23,9 @@ export const pubmedSearch = defineTool({
     '"fetchBriefSummaries": 5}.',
   annotations: { title: "Search PubMed", ...READ_ONLY_LIVE },
   parameters: z.object({
-    query: requiredText().describe('PubMed query, e.g. "crispr[ti] AND 2020:2024[dp]".'),
+    query: requiredText(MAX_QUERY_CHARS).describe(
+      'PubMed query, e.g. "crispr[ti] AND 2020:2024[dp]".',
+    ),
     maxResults: numeric(z.int().min(1).max(1000).default(20)).describe("PMIDs to return (1–1000)."),
     offset: numeric(z.int().min(0).max(9998).default(0)).describe(
       "Index of the first PMID (paging).",
@@ -40,7 +49,7 @@ export const pubmedSearch = defineTool({
       .optional()
       .describe("Restrict by date."),
     publicationTypes: z
-      .array(z.string().trim().min(1))
+      .array(z.string().max(100, maxChars(100)).trim().min(1))
       .max(20)
       .optional()
       .describe('Publication types to require (any of), e.g. ["Randomized Controlled Trial"].'),

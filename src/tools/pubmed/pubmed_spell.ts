@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { spellCheck } from "../../pubmed/spell.js";
-import { READ_ONLY_LIVE, requiredText } from "../params.js";
+import { MAX_QUERY_CHARS, READ_ONLY_LIVE, requiredText } from "../params.js";
 import { defineTool } from "../tool.js";
 
 export const pubmedSpell = defineTool({
@@ -11,7 +11,7 @@ export const pubmedSpell = defineTool({
     '{"query": "asthmaa childrn"} → {"corrected": "asthma children", "hasSuggestion": true}.',
   annotations: { title: "Spell-check a PubMed query", ...READ_ONLY_LIVE },
   parameters: z.object({
-    query: requiredText().describe("Query to check."),
+    query: requiredText(MAX_QUERY_CHARS).describe("Query to check."),
   }),
   output: z.object({ original: z.string(), corrected: z.string(), hasSuggestion: z.boolean() }),
   execute: (args, { signal }) => spellCheck(args.query, signal),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { publicationTrend, trendChart } from "../../pubmed/trend.js";
 import { count } from "../outputs.js";
-import { READ_ONLY_LIVE, numeric, requiredText } from "../params.js";
+import { MAX_QUERY_CHARS, READ_ONLY_LIVE, numeric, requiredText } from "../params.js";
 import { defineTool } from "../tool.js";
 
 const MAX_SPAN = 50;
@@ -17,7 +17,7 @@ export const pubmedTrend = defineTool({
   annotations: { title: "Publication trend", ...READ_ONLY_LIVE },
   parameters: z
     .object({
-      query: requiredText().describe("PubMed query."),
+      query: requiredText(MAX_QUERY_CHARS).describe("PubMed query."),
       startYear: year.describe("First year, e.g. 2000."),
       endYear: year.describe("Last year, e.g. 2024."),
     })

@@ -5,8 +5,8 @@ import { MAX_REFERENCES, verifyReferences } from "../../trust/verify.js";
 import { READ_ONLY_LIVE } from "../params.js";
 import { defineTool } from "../tool.js";
 
-/** A pasted list of 100 long references, with room to spare; each reference is read up to 3,000. */
-const MAX_STRING_CHARS = 100_000;
+/** A pasted list of 100 references, with room to spare (each reference is read up to 3,000 characters; a call's arguments hold at most 1 MiB). */
+const MAX_STRING_CHARS = 50_000;
 
 /** One reference as a string, and a PMID as a number (alone or in the list), mean what they say. */
 function asReferenceList(value: unknown): unknown {
