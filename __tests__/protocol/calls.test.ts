@@ -56,6 +56,21 @@ describe("unknown names are -32602 naming what exists", () => {
     expectInvalidParams(nameless, /needs params\.name.*Available tools: .*pubmed_fetch/);
   });
 
+  it("a name of 100,000 characters is quoted as an excerpt, not whole", async () => {
+    const long = "x".repeat(100_000);
+    const tool = await failure(h.client.callTool({ name: long, arguments: {} }));
+    expectInvalidParams(tool, /^MCP error -32602: Unknown tool x{39}…\. Available tools: /);
+    expect(tool.message.length).toBeLessThan(1_000);
+    const prompt = await failure(h.client.getPrompt({ name: long, arguments: {} }));
+    expectInvalidParams(prompt, /^MCP error -32602: Unknown prompt x{39}…\. /);
+    const args = Object.fromEntries(
+      Array.from({ length: 1_000 }, (_, i) => [`k${i}${long.slice(0, 90)}`, "v"]),
+    );
+    const many = await failure(h.client.getPrompt({ name: "pico_search", arguments: args }));
+    expectInvalidParams(many, /and 995 more; its arguments: population/);
+    expect(many.message.length).toBeLessThan(1_000);
+  });
+
   it("prompts/get", async () => {
     const e = await failure(h.client.getPrompt({ name: "pico", arguments: {} }));
     expectInvalidParams(

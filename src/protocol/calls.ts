@@ -11,6 +11,7 @@ import {
   type GetPromptResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { excerpt, listSome } from "../excerpt.js";
 import { toEnvelope, type ErrorEnvelope } from "../errors.js";
 import { log, withLogOrigin } from "../log.js";
 import type { PromptContext, PromptDef } from "../prompts/prompt.js";
@@ -47,7 +48,9 @@ export function handleToolCalls(server: Server, tools: readonly ToolDef[]): void
   server.setRequestHandler(CallToolRequestSchema, async ({ params }, extra) => {
     const tool = byName.get(params.name);
     if (!tool)
-      throw invalidParams(`Unknown tool ${params.name}. Available tools: ${names(tools)}.`);
+      throw invalidParams(
+        `Unknown tool ${excerpt(String(params.name))}. Available tools: ${names(tools)}.`,
+      );
     const progressToken = params._meta?.progressToken;
     return runTool(tool, params.arguments ?? {}, {
       signal: extra.signal,
@@ -80,7 +83,7 @@ export function guardToolCalls(
     if (!tool || !isPlainObject(params)) {
       throw invalidParams(
         typeof name === "string"
-          ? `Unknown tool ${name}. Available tools: ${names(tools)}.`
+          ? `Unknown tool ${excerpt(name)}. Available tools: ${names(tools)}.`
           : `tools/call needs params.name, the name of a tool. Available tools: ${names(tools)}.`,
       );
     }
@@ -115,7 +118,7 @@ export function handlePrompts(
     const prompt = prompts.find((p) => p.name === params.name);
     if (!prompt) {
       throw invalidParams(
-        `Unknown prompt ${String(params.name)}. Available prompts: ${names(prompts)}.`,
+        `Unknown prompt ${excerpt(String(params.name))}. Available prompts: ${names(prompts)}.`,
       );
     }
     const raw = params.arguments ?? {};
@@ -163,11 +166,14 @@ function promptArgs(prompt: PromptDef, raw: Record<string, string>): Record<stri
   for (const [key, value] of Object.entries(raw)) {
     const { name, twin } = resolveName(names, key, raw);
     if (name !== undefined) out[name] = value;
-    else problems.push(twin ? `${key} ${twinMessage(twin)}` : `has no argument ${key}`);
+    else
+      problems.push(
+        twin ? `${excerpt(key)} ${twinMessage(twin)}` : `has no argument ${excerpt(key)}`,
+      );
   }
   if (problems.length > 0) {
     throw invalidParams(
-      `Prompt ${prompt.name} ${problems.join("; ")}; its arguments: ${names.join(", ")}.`,
+      `Prompt ${prompt.name} ${listSome(problems)}; its arguments: ${names.join(", ")}.`,
     );
   }
   return out;
