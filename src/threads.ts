@@ -8,8 +8,19 @@ import { readlinkSync, stat } from "node:fs";
 import { getPriority, setPriority } from "node:os";
 import { Worker } from "node:worker_threads";
 
-/** Starts the thread `name` (a module beside `from`, the caller's import.meta.url). */
-export function startThread(name: string, from: string, workerData?: unknown): Worker {
+/**
+ * Starts the thread `name` (a module beside `from`, the caller's import.meta.url). The thread's
+ * stdout goes to stderr: the process's stdout may be the MCP stream (stdio). Here that is done by
+ * piping it; a thread its owner unreferences while idle (`unref`) does it itself instead, calling
+ * stdoutToStderr first: Node references a captured stdout's port once it is read, and
+ * Worker.unref() leaves that port alone, so the idle thread would keep the process alive.
+ */
+export function startThread(
+  name: string,
+  from: string,
+  workerData?: unknown,
+  opts: { unref?: boolean } = {},
+): Worker {
   const dev = from.endsWith(".ts");
   const worker = new Worker(new URL(`./${name}.${dev ? "ts" : "js"}`, from), {
     workerData,
@@ -17,11 +28,15 @@ export function startThread(name: string, from: string, workerData?: unknown): W
       ...(dev ? ["--import", "tsx"] : []),
       ...process.execArgv.filter((a) => a.startsWith("--cpu-prof")),
     ],
-    // The thread's stdout goes to stderr: the process's stdout may be the MCP stream (stdio).
-    stdout: true,
+    stdout: !opts.unref,
   });
-  worker.stdout.pipe(process.stderr);
+  if (!opts.unref) worker.stdout.pipe(process.stderr);
   return worker;
+}
+
+/** In a thread started with `unref`: what it writes to stdout goes to stderr (see startThread). */
+export function stdoutToStderr(): void {
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
 }
 
 /**

@@ -1,6 +1,9 @@
 /**
- * Citation formatting for parsed PubMed records (CONTRACTS §4, `pubmed_cite`).
+ * Citation formatting for parsed PubMed records (the `pubmed_cite` tool).
  * Each article is mapped to CSL-JSON once; citation-js renders every style from that item.
+ * The server calls it in the live thread (./live-thread.ts), never on the MCP loop: loading
+ * citation-js and building a style's engine take seconds of CPU, a 50 × 6 call about half a
+ * second more.
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";

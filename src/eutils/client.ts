@@ -48,10 +48,13 @@ export interface EutilsBytes {
   method: "GET" | "POST";
 }
 
-/** How a reply body becomes a value; `name` tells derived values of one body apart. */
+/**
+ * How a reply body becomes a value; `name` tells derived values of one body apart. A parse may
+ * be asynchronous: a large body is parsed in another thread (src/eutils/live-thread.ts).
+ */
 export interface BodyParser<T> {
   name: string;
-  parse(body: string): T;
+  parse(body: string): T | Promise<T>;
 }
 
 /** A parsed reply: the value (shared with later cache hits, so read-only) and where it came from. */
@@ -223,7 +226,7 @@ export class EutilsClient {
     if (kept !== undefined) {
       return { value: kept as T, url: res.url, method: res.method, fromCache: res.fromCache };
     }
-    const value = parser.parse(res.body);
+    const value = await parser.parse(res.body);
     // Estimate: the parsed objects hold about the body's text, at two bytes a character.
     if (key !== undefined) this.cache.setDerived(key, parser.name, value, 2 * res.body.length);
     return { value, url: res.url, method: res.method, fromCache: res.fromCache };

@@ -1,7 +1,9 @@
 /**
- * pubmed_cite: fetch records once, then render each requested style from one CSL-JSON item.
+ * pubmed_cite: fetch records once, then render each requested style from one CSL-JSON item, in
+ * the live thread (src/eutils/live-thread.ts): citation-js's work never runs on the MCP loop.
  */
-import { formatCitations, type CitationStyle } from "../eutils/cite.js";
+import type { CitationStyle } from "../eutils/cite.js";
+import { liveThread } from "../eutils/live-thread.js";
 import { fetchArticles, notFound } from "./fetch.js";
 
 export interface CiteOutput {
@@ -16,9 +18,10 @@ export async function citePubmed(
 ): Promise<CiteOutput> {
   const { articles } = await fetchArticles({ pmids }, signal);
   const byPmid = new Map(articles.map((a) => [a.pmid, a]));
-  const citations = pmids.flatMap((pmid) => {
-    const article = byPmid.get(pmid);
-    return article ? [{ pmid, formats: formatCitations(article, styles) }] : [];
-  });
-  return { citations, notFoundPmids: notFound(pmids, articles) };
+  const found = pmids.flatMap((pmid) => byPmid.get(pmid) ?? []);
+  const formats = await liveThread().formatCitations(found, styles, signal);
+  return {
+    citations: found.map((article, i) => ({ pmid: article.pmid, formats: formats[i] ?? {} })),
+    notFoundPmids: notFound(pmids, articles),
+  };
 }

@@ -1,0 +1,86 @@
+/**
+ * pubmed_cite and pubmed_fetch keep the MCP loop free (issue 45, finding 5): citation-js loads,
+ * builds its engines and renders in the live thread (src/eutils/live-thread.ts), and a long EFetch
+ * reply is parsed there. On the loop, a fresh process's 50 × 6 pubmed_cite blocked it for seconds
+ * (1.5–7 s: loading citation-js and building APA's engine alone take more than one). Through a real
+ * MCP client (the server in this process, so the loop measured is the server's), against the
+ * synthetic NCBI.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { articleSetXml } from "../../src/devtools/synth-xml.js";
+import { CITATION_STYLES, formatCitations } from "../../src/eutils/cite.js";
+import { liveThread } from "../../src/eutils/live-thread.js";
+import { parseEFetchFast } from "../../src/eutils/parse/efetch.js";
+import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
+import { useSynthNcbi } from "../helpers/synth-ncbi.js";
+
+const TERM = "hip fracture rehabilitation";
+const STYLES = [...CITATION_STYLES];
+
+describe("live tools off the MCP loop", () => {
+  const ncbi = useSynthNcbi({
+    seed: 45,
+    terms: [{ term: TERM, count: 200, edatFrom: "2020-01-01", edatTo: "2024-12-31" }],
+  });
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness({ fake: ncbi.fake });
+  });
+  afterEach(() => h.close());
+  const pmids = (from: number, to: number) => ncbi.corpus.pmidsFor(TERM).slice(from, to);
+
+  it("pubmed_cite formats 50 PMIDs × 6 styles in the thread; the loop is never blocked for a second", async () => {
+    const asked = pmids(0, 50);
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    const out = await callTool(h.client, "pubmed_cite", { pmids: asked, styles: STYLES });
+    // The monitor records a gap when its timer next fires: once more before it stops.
+    await new Promise((r) => setTimeout(r, 50));
+    delay.disable();
+    expect(out.isError).toBe(false);
+    // The longest gap between the monitor's 10 ms ticks: a loop delay, not the call's duration.
+    expect(delay.max / 1e6).toBeLessThan(1000);
+    expect(liveThread().threadId).toBeGreaterThan(0);
+    // The whole answer, as formatCitations gives it on this thread (after the measurement).
+    const articles = parseEFetchFast(articleSetXml(ncbi.corpus.records(asked)));
+    expect(out.json).toEqual({
+      citations: articles.map((a) => ({ pmid: a.pmid, formats: formatCitations(a, STYLES) })),
+      notFoundPmids: [],
+    });
+  });
+
+  it("pubmed_cite answers INVARIANT_FAILURE, not a hang, when the thread dies; the next call is formatted", async () => {
+    const asked = pmids(50, 100);
+    const call = callTool(h.client, "pubmed_cite", { pmids: asked, styles: STYLES });
+    let settled = false;
+    void call.finally(() => (settled = true));
+    while (!liveThread().citing && !settled) await new Promise((r) => setTimeout(r, 2));
+    await liveThread().crashForTests();
+    const out = await call;
+    expect(out.isError).toBe(true);
+    expect(out.json).toEqual({
+      error: {
+        code: "INVARIANT_FAILURE",
+        message: expect.stringMatching(
+          /^The thread that formats citations stopped \(exit code \d+\) before answering; retry the call\.$/,
+        ),
+        details: null,
+      },
+    });
+    const again = await callTool(h.client, "pubmed_cite", { pmids: asked, styles: ["apa"] });
+    expect(again.isError).toBe(false);
+    expect((again.json as { citations: unknown[] }).citations).toHaveLength(50);
+  });
+
+  it("pubmed_fetch of 200 PMIDs reads the reply in the thread, the same articles as on the loop", async () => {
+    const asked = pmids(0, 200);
+    await liveThread().close(); // so that only this call's parse can start it
+    const out = await callTool(h.client, "pubmed_fetch", { pmids: asked });
+    expect(out.isError).toBe(false);
+    expect(liveThread().threadId).toBeGreaterThan(0);
+    const got = (out.json as { articles: { pmid: string; title: string }[] }).articles;
+    const expected = parseEFetchFast(articleSetXml(ncbi.corpus.records(asked)));
+    expect(got.map((a) => [a.pmid, a.title])).toEqual(expected.map((a) => [a.pmid, a.title]));
+  });
+});
