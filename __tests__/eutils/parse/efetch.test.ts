@@ -332,7 +332,15 @@ describe.each(READERS)("%s", (_reader, parseEFetch) => {
           pubmed: "2024-06-05T01:46:00Z",
         },
         isRetracted: false,
-        commentsCorrections: [{ refType: "ErratumFor", pmid: "33279609" }],
+        // A notice's link keeps its citation (the notice's date); other links do not.
+        commentsCorrections: [
+          {
+            refType: "ErratumFor",
+            pmid: "33279609",
+            refSource:
+              "Biochim Biophys Acta Mol Cell Res. 2021 Mar;1868(3):118918. doi: 10.1016/j.bbamcr.2020.118918.",
+          },
+        ],
         citationSubsets: ["IM"],
         languages: ["eng"],
         recordType: "PubmedArticle",
@@ -590,8 +598,8 @@ describe.each(READERS)("%s", (_reader, parseEFetch) => {
       });
       expect(byLink.isRetracted).toBe(true);
       expect(byLink.commentsCorrections).toEqual([
-        { refType: "RetractionIn", pmid: "999" },
-        { refType: "ErratumIn", pmid: null },
+        { refType: "RetractionIn", pmid: "999", refSource: "J. 2021;1:2." },
+        { refType: "ErratumIn", pmid: null, refSource: "J. 2020;1:1." },
       ]);
       const notice = parseOne({
         citation: `<CommentsCorrectionsList><CommentsCorrections RefType="RetractionOf"><RefSource>x</RefSource><PMID Version="1">5</PMID></CommentsCorrections></CommentsCorrectionsList>`,
