@@ -2,8 +2,7 @@
  * pubmed_fetch: EFetch by PMID list or by history (WebEnv + query_key), parsed or raw.
  */
 import { setImmediate as macrotask } from "node:timers/promises";
-import type { BodyParser } from "../eutils/client.js";
-import { liveThread } from "../eutils/live-thread.js";
+import { EFETCH_ARTICLES } from "../eutils/live-thread.js";
 import type { Article } from "../eutils/types.js";
 import { getEutils } from "../state.js";
 import { withCrossrefNotices } from "../trust/crossref.js";
@@ -46,16 +45,6 @@ export async function fetchArticles(
   const res = await getEutils().requestParsed("efetch", params, EFETCH_ARTICLES, { signal });
   return { articles: res.value, details: { urls: [res.url], requestMethod: res.method } };
 }
-
-/**
- * The parsed detail levels read the cached parse, not the cached XML (issue 12, item 4). The
- * reader is the corpus sync's (parseEFetchFast: the same articles and errors as xml2js, about ten
- * times faster); a long reply is read in the live thread, off the MCP loop.
- */
-export const EFETCH_ARTICLES: BodyParser<Article[]> = {
-  name: "articles",
-  parse: (xml) => liveThread().parseEFetch(xml),
-};
 
 function efetchParams(target: FetchTarget, retmode: "xml" | "text") {
   const base = { db: "pubmed", retmode, ...(retmode === "text" ? { rettype: "medline" } : {}) };

@@ -16,9 +16,8 @@
  * rate allows.
  */
 import { ValidationError } from "../errors.js";
-import type { BodyParser } from "../eutils/client.js";
 import { formatECitMatchBdata, parseECitMatch } from "../eutils/parse/ecitmatch.js";
-import { parseEFetch } from "../eutils/parse/efetch.js";
+import { EFETCH_ARTICLES } from "../eutils/live-thread.js";
 import { parseESearch } from "../eutils/parse/esearch.js";
 import type { Article } from "../eutils/types.js";
 import { getEutils } from "../state.js";
@@ -87,8 +86,6 @@ interface Item {
   ref?: ParsedReference;
   note?: string;
 }
-
-const ARTICLES: BodyParser<Article[]> = { name: "articles", parse: parseEFetch };
 
 function echo(text: string): string {
   const t = text.replace(/\s+/g, " ").trim();
@@ -195,9 +192,14 @@ async function citMatch(lines: CitLine[], signal: AbortSignal): Promise<Map<numb
 async function fetchRecords(pmids: string[], signal: AbortSignal): Promise<Map<string, Article>> {
   const batches = await Promise.all(
     chunk(pmids, EFETCH_IDS).map((ids) =>
-      getEutils().requestParsed("efetch", { db: "pubmed", retmode: "xml", id: ids }, ARTICLES, {
-        signal,
-      }),
+      getEutils().requestParsed(
+        "efetch",
+        { db: "pubmed", retmode: "xml", id: ids },
+        EFETCH_ARTICLES,
+        {
+          signal,
+        },
+      ),
     ),
   );
   return new Map(batches.flatMap((b) => b.value).map((a) => [a.pmid, a]));
