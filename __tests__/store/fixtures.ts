@@ -61,6 +61,7 @@ export function doc(pmid: string, over: Partial<DocumentInput> = {}): DocumentIn
     edat: "2021-03-06T00:00:00.000Z",
     lr: "2021-04-01T00:00:00.000Z",
     isRetracted: false,
+    notices: [],
     quality: { design: 0, recency: 2, journal: 1, human: 2, total: 5 },
     record: article(pmid),
     contentHash: `hash-${pmid}-1`,

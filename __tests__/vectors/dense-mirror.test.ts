@@ -43,7 +43,15 @@ function point(pmid: string, chunk: number, dense: number[], retracted = false):
     chunkId: String(chunk),
     dense,
     sparse: { indices: [], values: [] },
-    payload: { title: pmid, text: "", quality: 1, retracted, pdatYear: null, version: 1 },
+    payload: {
+      title: pmid,
+      text: "",
+      quality: 1,
+      retracted,
+      pdatYear: null,
+      version: 1,
+      notices: [],
+    },
   };
 }
 

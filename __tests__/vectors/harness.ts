@@ -115,11 +115,20 @@ export function chunk(
     tokens,
     dense: hashEmbed(`${title} ${text}`),
     sparse: docSparseVector(tokens),
-    payload: { title, text, quality: 3, retracted: false, pdatYear: 2020, version: 1, ...extra },
+    payload: {
+      title,
+      text,
+      quality: 3,
+      retracted: false,
+      pdatYear: 2020,
+      version: 1,
+      notices: [],
+      ...extra,
+    },
   };
 }
 
-/** Eleven chunks of ten papers; 1002 has two chunks, 1009 is retracted. */
+/** Eleven chunks of ten papers; 1002 has two chunks, 1009 is retracted, 1003 corrected. */
 export const CORPUS: TestChunk[] = [
   chunk(
     "1001",
@@ -146,7 +155,7 @@ export const CORPUS: TestChunk[] = [
     "a0",
     "Aspirin after myocardial infarction",
     "Low-dose aspirin reduces recurrent myocardial infarction and vascular death after a first infarction.",
-    { quality: 9 },
+    { quality: 9, notices: [{ type: "correction", notice_pmid: "2003", date: "2021-05-04" }] },
   ),
   chunk(
     "1004",

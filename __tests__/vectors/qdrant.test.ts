@@ -69,7 +69,12 @@ describeSpec("qdrant adapter against the spec-validating test double", () => {
       retracted: false,
       pdat_year: null,
       version: 1,
+      notices: [],
     });
+    // A paper's notices are stored as the corpus gives them.
+    expect(fake.collections.get(name)!.points.get(CORPUS[3]!.id)!.payload.notices).toEqual([
+      { type: "correction", notice_pmid: "2003", date: "2021-05-04" },
+    ]);
     const query = fake.requests.filter((r) => r.operationId === "query_points").at(-1)!;
     expect(query.body).toMatchObject({
       using: "dense",

@@ -1,11 +1,13 @@
 /**
- * Article → stored document: the fields rag_get returns, the quality score, and a content hash
- * over what a reader sees (so a re-sync of an unchanged record writes nothing).
+ * Article → stored document: the fields rag_get returns, the quality score, the integrity notices,
+ * and a content hash over what a reader sees (so a re-sync of an unchanged record writes nothing;
+ * a record that gains a notice link is a changed record, and its notices are written with it).
  */
 import { hash as digest } from "node:crypto";
 import { monthNumber } from "../eutils/dates.js";
 import type { Article } from "../eutils/types.js";
 import type { DocumentInput } from "../store/docs.js";
+import { noticesFromArticle } from "../trust/notices.js";
 import { computeQuality, publicationYear } from "./quality.js";
 
 /** "YYYY", "YYYY-MM" or "YYYY-MM-DD" from PubDate, else the MedlineDate text. */
@@ -60,6 +62,7 @@ export function documentInputFromArticle(
     edat: article.articleDates.edat,
     lr: article.articleDates.lr,
     isRetracted: article.isRetracted,
+    notices: noticesFromArticle(article),
     quality: computeQuality(article, now),
     record: article,
     recordJson: json,

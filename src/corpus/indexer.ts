@@ -29,7 +29,7 @@ export interface IndexDeps {
 
 /** What indexing needs of a document: the stored row's fields, its version, its chunks. */
 export interface IndexItem {
-  doc: Pick<DocumentInput, "pmid" | "title" | "quality" | "isRetracted" | "pdatYear">;
+  doc: Pick<DocumentInput, "pmid" | "title" | "quality" | "isRetracted" | "pdatYear" | "notices">;
   version: number;
   chunks: IndexChunk[];
 }
@@ -123,12 +123,21 @@ export function chunkPoints(items: IndexItem[]): ChunkPoint[] {
         title: doc.title,
         text: c.text,
         quality: doc.quality.total,
-        retracted: doc.isRetracted,
+        retracted: excludedFromSearch(doc),
         pdatYear: doc.pdatYear,
         version,
+        notices: doc.notices,
       },
     })),
   );
+}
+
+/**
+ * Whether rag_search leaves the paper out: retracted by its record's own flag, or by any
+ * retraction notice it carries (a record "retracted and republished" names only its notice).
+ */
+function excludedFromSearch(doc: Pick<DocumentInput, "isRetracted" | "notices">): boolean {
+  return doc.isRetracted || doc.notices.some((n) => n.type === "retraction");
 }
 
 /** Indexes every stored-but-unindexed document (crash or vector-store failure recovery). */

@@ -2,14 +2,17 @@
  * rag_search: hybrid retrieval over the synced corpus. The dense leg (embedder) and the BM25 leg
  * (same tokenizer and parameters on every vector store) run side by side, their rankings are fused,
  * the best chunk of each paper is kept, and the evidence-quality boost is applied last.
- * Retracted papers never come back. See README "Retrieval quality" for the fusion measurements.
+ * Retracted papers never come back; each result carries its paper's other integrity notices
+ * (corrections, expressions of concern), as current as the stored record.
+ * See README "Retrieval quality" for the fusion measurements.
  * With no embedder (EMBEDDINGS_PROVIDER=none) the BM25 leg alone ranks and `sim` is null.
  */
 import type { Embedder } from "../embeddings/embedder.js";
 import { isLexicalOnly } from "../embeddings/none.js";
 import { EmbeddingsError } from "../errors.js";
 import type { Store } from "../store/db.js";
-import { getChunks } from "../store/docs.js";
+import { getChunks, getNotices } from "../store/docs.js";
+import type { Notice } from "../trust/notices.js";
 import type { ChunkPayload, Hit, VectorStore } from "../vectors/vector-store.js";
 import { querySparseVector, tokenize } from "./bm25.js";
 import { bestPerPaper } from "./rank.js";
@@ -36,6 +39,8 @@ export interface RagResult {
   score: number;
   title: string;
   text: string;
+  /** The paper's integrity notices (docs/trust.md); empty when none is known. */
+  notices: Notice[];
 }
 
 export interface SearchDeps {
@@ -162,7 +167,14 @@ export async function ragSearch(deps: SearchDeps, input: RagSearchInput): Promis
   const payloads = (await deps.vectors.payloads?.(missing)) ?? new Map<string, ChunkPayload>();
   for (const c of top) c.hit.payload ??= payloads.get(c.hit.id);
   const stillMissing = top.filter((c) => !c.hit.payload).map((c) => c.hit.id);
-  const stored = new Map((await getChunks(deps.store.db, stillMissing)).map((c) => [c.id, c]));
+  // Notices a payload lacks (a Qdrant point written before payloads carried them) come from the
+  // documents rows; every other result has them from its payload, with no read of its own.
+  const unread = [...new Set(top.filter((c) => !c.hit.payload?.notices).map((c) => c.hit.pmid))];
+  const [chunks, notices] = await Promise.all([
+    getChunks(deps.store.db, stillMissing),
+    getNotices(deps.store.db, unread),
+  ]);
+  const stored = new Map(chunks.map((c) => [c.id, c]));
   return top.map((c) => ({
     doc_id: `pmid:${c.hit.pmid}`,
     uuid: c.hit.id,
@@ -172,5 +184,6 @@ export async function ragSearch(deps: SearchDeps, input: RagSearchInput): Promis
     score: c.score,
     title: c.hit.payload?.title ?? stored.get(c.hit.id)?.text.split("\n")[0] ?? "",
     text: c.hit.payload?.text ?? stored.get(c.hit.id)?.text ?? "",
+    notices: c.hit.payload?.notices ?? notices.get(c.hit.pmid) ?? [],
   }));
 }

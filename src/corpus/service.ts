@@ -11,6 +11,7 @@ import { isoDateTime, isoDay } from "../eutils/dates.js";
 import { getCorpus, getEutils } from "../state.js";
 import type { StoredDocument } from "../store/docs.js";
 import type { JobStatus } from "../store/schema.js";
+import type { Notice } from "../trust/notices.js";
 import { checkpointsModule, docsModule, jobsModule, searchModule, syncModule } from "./modules.js";
 import type { Corpus } from "./runtime.js";
 import type { RagResult } from "./search.js";
@@ -66,6 +67,8 @@ export interface Paper {
   pmcid: string | null;
   quality: StoredDocument["quality"];
   version: number;
+  /** Integrity notices the stored record carries (docs/trust.md); absent: none known. */
+  notices?: Notice[];
 }
 
 export function toPaper(d: StoredDocument): Paper {
@@ -82,6 +85,7 @@ export function toPaper(d: StoredDocument): Paper {
     pmcid: d.pmcid,
     quality: d.quality,
     version: d.version,
+    ...(d.notices.length > 0 && { notices: d.notices }),
   };
 }
 

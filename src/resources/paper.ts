@@ -11,7 +11,8 @@ export const paperResource = defineResourceTemplate({
   name: "paper",
   description:
     "A paper of the local corpus as JSON, identical to rag_get's result: title, abstract, journal, " +
-    "publication types, dates, PMC id, quality score and version. Only synced papers exist here.",
+    "publication types, dates, PMC id, quality score, version and integrity notices (absent when " +
+    "none is known). Only synced papers exist here.",
   mimeType: "application/json",
   arguments: [{ name: "pmid", description: 'PubMed ID of a synced paper, e.g. "31452104".' }],
   complete: (_argument, value, limit) => pmidsStartingWith(value.trim(), limit),

@@ -5,6 +5,7 @@
  */
 import { sql, type Kysely, type Selectable } from "kysely";
 import type { Article } from "../eutils/types.js";
+import type { Notice } from "../trust/notices.js";
 import { arrayParam, packBytes, utf8, type ArrayElement } from "./params.js";
 import { decodeRecord, encodeRecord } from "./record-codec.js";
 import type { Database, DocumentsTable } from "./schema.js";
@@ -43,6 +44,8 @@ export interface DocumentInput {
   /** ISO-8601 UTC. */
   lr: string | null;
   isRetracted: boolean;
+  /** Integrity notices the record carries (noticesFromArticle); empty for nearly every record. */
+  notices: Notice[];
   quality: Quality;
   record: Article;
   contentHash: string;
@@ -112,6 +115,7 @@ export function rowToDocument(r: Selectable<DocumentsTable>): StoredDocument {
     edat: iso(r.edat),
     lr: iso(r.lr),
     isRetracted: r.is_retracted,
+    notices: r.notices ?? [],
     quality: {
       design: r.quality_design,
       recency: r.quality_recency,
@@ -155,7 +159,13 @@ const CONTENT = [
   "quality_total",
   "record",
   "content_hash",
+  "notices",
 ] as const;
+
+/** The notices column's value: null for none (nearly every record), so the row stays small. */
+function noticesJson(d: Pick<DocumentInput, "notices">): string | null {
+  return d.notices.length > 0 ? JSON.stringify(d.notices) : null;
+}
 
 /** The record as stored, from its JSON (prepared) or the Article. */
 function storedRecord(d: DocumentWrite): Uint8Array {
@@ -165,7 +175,7 @@ function storedRecord(d: DocumentWrite): Uint8Array {
 /**
  * One statement for up to ROWS_PER_STATEMENT documents: a column per array parameter, the three
  * bulky ones (title, abstract, the compressed record: about 3 KB a record) as one blob each cut
- * apart in SQL (see params.ts). 32 parameters a statement instead of 26 a row: Postgres parses and
+ * apart in SQL (see params.ts). 33 parameters a statement instead of 27 a row: Postgres parses and
  * binds a few arrays rather than thousands of values, and the driver encodes no string of them.
  * `indexed`: each written row is marked indexed at its new version in the same write.
  */
@@ -192,7 +202,7 @@ function upsertStatement(docs: DocumentWrite[], indexed: boolean) {
       pub_types::jsonb, mesh::jsonb, citation_subsets::jsonb, languages::jsonb,
       pdat, pdat_year, edat, lr, is_retracted,
       quality_design, quality_recency, quality_journal, quality_human, quality_total,
-      substring(${records.blob}::bytea from r_start for r_length), content_hash
+      substring(${records.blob}::bytea from r_start for r_length), content_hash, notices::jsonb
     from unnest(${col((d) => d.pmid)}::text[],
       ${arrayParam(titles.starts)}::int[], ${arrayParam(titles.lengths)}::int[],
       ${arrayParam(abstracts.starts)}::int[], ${arrayParam(abstracts.lengths)}::int[],
@@ -209,11 +219,11 @@ function upsertStatement(docs: DocumentWrite[], indexed: boolean) {
       ${col((d) => d.quality.journal)}::smallint[], ${col((d) => d.quality.human)}::smallint[],
       ${col((d) => d.quality.total)}::smallint[],
       ${arrayParam(records.starts)}::int[], ${arrayParam(records.lengths)}::int[],
-      ${col((d) => d.contentHash)}::text[])
+      ${col((d) => d.contentHash)}::text[], ${col(noticesJson)}::text[])
       as u(pmid, t_start, t_length, a_start, a_length, journal, journal_iso, issn, eissn, nlm_id,
         doi, pmcid, pub_types, mesh, citation_subsets, languages, pdat, pdat_year, edat, lr,
         is_retracted, quality_design, quality_recency, quality_journal, quality_human,
-        quality_total, r_start, r_length, content_hash)
+        quality_total, r_start, r_length, content_hash, notices)
     on conflict (pmid) do update set ${update}, version = documents.version + 1, updated_at = now()${mark.update}
       -- The versioning rule; when false Postgres writes nothing and returns no row.
       where documents.content_hash <> excluded.content_hash
@@ -281,6 +291,23 @@ export async function getDocuments(db: Db, pmids: string[]): Promise<StoredDocum
   );
   const byPmid = new Map(rows.map((r) => [r.pmid, rowToDocument(r)]));
   return pmids.flatMap((p) => byPmid.get(p) ?? []);
+}
+
+/**
+ * The integrity notices of those of `pmids` that have any (rag_search reads them here for the
+ * results whose payload has none: Qdrant points written before payloads carried them).
+ */
+export async function getNotices(db: Db, pmids: string[]): Promise<Map<string, Notice[]>> {
+  if (pmids.length === 0) return new Map();
+  const rows = await storeCall("reading notices", () =>
+    db
+      .selectFrom("documents")
+      .select(["pmid", "notices"])
+      .where("pmid", "in", pmids)
+      .where("notices", "is not", null)
+      .execute(),
+  );
+  return new Map(rows.map((r) => [r.pmid, r.notices ?? []]));
 }
 
 /** Documents whose current version is not yet indexed, oldest change first. */

@@ -6,6 +6,7 @@
  * Postgres array literal, not as JSON.
  */
 import type { ColumnType, Generated, JSONColumnType } from "kysely";
+import type { Notice } from "../trust/notices.js";
 
 /** timestamptz: read as Date (node-postgres parses it), written as ISO-8601 text or Date. */
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -41,6 +42,11 @@ export interface DocumentsTable {
   /** The Article as compressed JSON (../store/record-codec.ts; nothing queries inside it). */
   record: Uint8Array;
   content_hash: string;
+  /**
+   * The record's integrity notices (src/trust/notices.ts, from the record: derived again whenever
+   * the record is written); null when it has none, as nearly every row.
+   */
+  notices: ColumnType<Notice[] | null, string | null, string | null>;
   /** Starts at 1; bumped when the content hash changes or LR advances. */
   version: Generated<number>;
   /** The version last fully indexed into the vector store; null = never. */

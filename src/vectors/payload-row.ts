@@ -2,6 +2,7 @@
  * A chunk's payload as both stores keep it (pgvector columns, Qdrant payload fields): the
  * snake_case row shape and its mapping to and from the ChunkPayload the corpus sees.
  */
+import type { Notice } from "../trust/notices.js";
 import type { ChunkPayload } from "./vector-store.js";
 
 export interface PayloadRow {
@@ -11,6 +12,11 @@ export interface PayloadRow {
   retracted: boolean;
   pdat_year: number | null;
   version: number;
+  /**
+   * The paper's integrity notices: null for none (pgvector's column), absent where the point
+   * was written before payloads carried them (Qdrant).
+   */
+  notices?: Notice[] | null;
 }
 
 export function payloadFromRow(r: PayloadRow): ChunkPayload {
@@ -21,6 +27,7 @@ export function payloadFromRow(r: PayloadRow): ChunkPayload {
     retracted: r.retracted,
     pdatYear: r.pdat_year,
     version: r.version,
+    ...(r.notices !== undefined && { notices: r.notices ?? [] }),
   };
 }
 
@@ -32,5 +39,6 @@ export function payloadToRow(p: ChunkPayload): PayloadRow {
     retracted: p.retracted,
     pdat_year: p.pdatYear,
     version: p.version,
+    notices: p.notices ?? [],
   };
 }

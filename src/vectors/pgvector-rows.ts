@@ -13,7 +13,8 @@ export interface HitRow extends PayloadRow {
   score: number | string;
 }
 
-export const PAYLOAD_COLUMNS = sql`v.title, v.text, v.quality, v.retracted, v.pdat_year, v.version`;
+export const PAYLOAD_COLUMNS = sql`v.title, v.text, v.quality, v.retracted, v.pdat_year, v.version,
+  v.notices`;
 
 export function toHits(rows: HitRow[]): Hit[] {
   return rows.map((r) => ({

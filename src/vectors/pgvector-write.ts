@@ -27,10 +27,10 @@ export async function writeSlice(
   // One row back (how many were new), not one per chunk: PGlite would build and parse thousands.
   const { rows } = await sql<{ inserted: number }>`with written as (insert into chunk_vectors
       (id, pmid, chunk_id, embedding, title, text, quality, retracted, pdat_year, version,
-        postings, gen)
+        notices, postings, gen)
     select id, pmid, chunk_id, embedding::${cast}, title,
       convert_from(substring(${texts.blob}::bytea from t_start for t_length), 'UTF8'),
-      quality, retracted, pdat_year, version,
+      quality, retracted, pdat_year, version, notices::jsonb,
       substring(${postings.blob}::bytea from p_start for p_length), ${gen}::bigint
     from unnest(${col((p) => p.id)}::uuid[], ${col((p) => p.pmid)}::text[],
       ${col((p) => p.chunkId)}::text[],
@@ -38,14 +38,15 @@ export async function writeSlice(
       ${col((p) => p.payload.title)}::text[],
       ${col((p) => p.payload.quality)}::real[], ${col((p) => p.payload.retracted)}::boolean[],
       ${col((p) => p.payload.pdatYear)}::int[], ${col((p) => p.payload.version)}::int[],
+      ${col((p) => (p.payload.notices?.length ? JSON.stringify(p.payload.notices) : null))}::text[],
       ${arrayParam(texts.starts)}::int[], ${arrayParam(texts.lengths)}::int[],
       ${arrayParam(postings.starts)}::int[], ${arrayParam(postings.lengths)}::int[])
-      as u(id, pmid, chunk_id, embedding, title, quality, retracted, pdat_year, version,
+      as u(id, pmid, chunk_id, embedding, title, quality, retracted, pdat_year, version, notices,
         t_start, t_length, p_start, p_length)
     on conflict (id) do update set pmid = excluded.pmid, chunk_id = excluded.chunk_id,
       embedding = excluded.embedding, title = excluded.title, text = excluded.text,
       quality = excluded.quality, retracted = excluded.retracted,
-      pdat_year = excluded.pdat_year, version = excluded.version,
+      pdat_year = excluded.pdat_year, version = excluded.version, notices = excluded.notices,
       postings = excluded.postings, gen = excluded.gen
     returning (xmax = 0) as inserted)
     select count(*) filter (where inserted)::int as inserted from written`.execute(trx);

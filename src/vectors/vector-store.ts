@@ -7,6 +7,7 @@
 import type { Kysely } from "kysely";
 import type { SparseVector } from "../corpus/bm25.js";
 import type { PaperRank } from "../corpus/rank.js";
+import type { Notice } from "../trust/notices.js";
 
 export interface ChunkPayload {
   title: string;
@@ -17,6 +18,12 @@ export interface ChunkPayload {
   pdatYear: number | null;
   /** The document version these vectors were made from. */
   version: number;
+  /**
+   * The paper's integrity notices at that version, a copy of its documents row's (as `quality`
+   * and `retracted` are), so rag_search reads them with the payload. Undefined on a Qdrant point
+   * written before payloads carried them: rag_search then reads the documents row.
+   */
+  notices?: Notice[];
 }
 
 export interface ChunkPoint {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { getPaper } from "../../corpus/api.js";
-import { nullableText } from "../outputs.js";
+import { noticesSchema, nullableText } from "../outputs.js";
 import { defineTool } from "../tool.js";
 
 /** A bare PMID (digits, or a number) is taken as its doc_id: 31452104 → "pmid:31452104"; "PMID: 1" too. */
@@ -16,8 +16,9 @@ export const ragGet = defineTool({
   name: "rag_get",
   description:
     "Read one paper of the local corpus by doc_id: title, abstract, journal, publication types, " +
-    "dates (publication, Entrez, last revision), PMC id, its quality score with parts, and the " +
-    'stored version. Use it after rag_search. Example: {"doc_id": "pmid:31452104"}.',
+    "dates (publication, Entrez, last revision), PMC id, its quality score with parts, the " +
+    "stored version and, where any is known as of the last sync, its notices (retraction, " +
+    'correction, expression of concern). Use it after rag_search. Example: {"doc_id": "pmid:31452104"}.',
   annotations: { title: "Read a corpus paper", readOnlyHint: true, openWorldHint: false },
   parameters: z.object({
     doc_id: z
@@ -45,6 +46,7 @@ export const ragGet = defineTool({
       total: z.number(),
     }),
     version: z.int(),
+    notices: noticesSchema.optional(),
   }),
   execute: (args, { signal }) => getPaper(args.doc_id.slice("pmid:".length), signal),
 });

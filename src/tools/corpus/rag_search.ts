@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SEARCH_NOTES, searchCorpus } from "../../corpus/api.js";
 import type { RagResult } from "../../corpus/search.js";
+import { noticesSchema } from "../outputs.js";
 import { flag, numeric, requiredText } from "../params.js";
 import { defineTool } from "../tool.js";
 
@@ -29,6 +30,7 @@ function shape(r: RagResult, includeUuid: boolean) {
     score: round(r.score),
     title: r.title,
     text: passage(r),
+    ...(r.notices.length > 0 && { notices: r.notices }),
   };
 }
 
@@ -39,8 +41,9 @@ export const ragSearch = defineTool({
     "hybrid with meaning when an embedding model is set), best passage per paper, boosted by evidence quality " +
     "(study design, recency, journal, human studies) unless quality_bias is false. Retracted papers " +
     "are excluded. Works offline. Returns per paper doc_id, title, the passage text (without the " +
-    "title) and scores to 4 significant digits; the chunk uuid only with include_uuid. Follow up " +
-    'with rag_get. Example: {"query": "metformin effect on lifespan in humans", "top_k": 5}.',
+    "title) and scores to 4 significant digits; notices (corrections, expressions of concern) " +
+    "where a paper has any; the chunk uuid only with include_uuid. Follow up with " +
+    'rag_get. Example: {"query": "metformin effect on lifespan in humans", "top_k": 5}.',
   annotations: { title: "Search the local corpus", readOnlyHint: true, openWorldHint: false },
   parameters: z.object({
     query: requiredText().describe("What to look for, in plain words."),
@@ -61,6 +64,7 @@ export const ragSearch = defineTool({
         score: z.number(),
         title: z.string(),
         text: z.string(),
+        notices: noticesSchema.optional(),
       }),
     ),
     /** Only with no result: when the corpus holds no paper, or the query no searchable word. */
