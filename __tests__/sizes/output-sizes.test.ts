@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { synthReference } from "../../src/devtools/reference-styles.js";
 import { pmcWithholds } from "../../src/devtools/synth-jats.js";
 import { demoCorpus, synthHandler } from "../../src/devtools/synth-ncbi.js";
 import { startSynthServer, type SynthServer } from "../../src/devtools/synth-server.js";
@@ -159,6 +160,17 @@ const SCENARIOS: Scenario[] = [
     tool: "pubmed_related",
     name: "references via Europe PMC",
     args: { pmid: NO_REFS, relationship: "references" },
+  },
+  {
+    tool: "pubmed_verify_references",
+    name: "10 references: 8 real, a wrong year, an invented one",
+    args: () => ({
+      references: [
+        ...ALL.slice(0, 8).map((r) => synthReference(r)),
+        synthReference(ALL[8]!).replace(/\. (\d{4});/, (_m, y: string) => `. ${Number(y) - 3};`),
+        "Quimby RT, Zzyzx Q. Lunar tidal cycles modulate hepatic glycogen in marmots. J Imaginary Res. 2011;3(4):1-9.",
+      ],
+    }),
   },
   { tool: "pubmed_sync_delta", name: "60 records", args: { query_key: "sizes", term: TERM } },
   { tool: "rag_search", name: "default", args: { query: "metformin effect on aging" } },

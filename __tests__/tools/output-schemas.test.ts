@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { Ajv, type ValidateFunction } from "ajv";
+import { synthReference } from "../../src/devtools/reference-styles.js";
 import { pmcWithholds } from "../../src/devtools/synth-jats.js";
 import { demoCorpus, synthHandler } from "../../src/devtools/synth-ncbi.js";
 import { startSynthServer, type SynthServer } from "../../src/devtools/synth-server.js";
@@ -26,6 +27,8 @@ const HEADING = Array.from({ length: corpus.size }, (_, i) => corpus.recordAt(i)
   (r) => r.mesh,
 )[0]?.name;
 const NO_REFS = SYNTH.find((p) => corpus.referencesOf(p).length === 0) ?? FIRST;
+/** A retracted record (RetractionIn): rag_get gives its notices. */
+const RETRACTED = SYNTH.find((p) => corpus.record(p)?.retraction) ?? FIRST;
 /** For pubmed_fulltext: a PMC article, one PMC withholds (Europe PMC has it), one outside PMC. */
 const ALL = Array.from({ length: corpus.size }, (_, i) => corpus.recordAt(i));
 const IN_PMC = ALL.find((r) => r.pmcid !== null && !pmcWithholds(r) && r.references.length > 0);
@@ -54,6 +57,24 @@ if (HAS_SHARED) {
   }
 } else {
   process.stderr.write("note: output-schemas: ../shared is absent; recorded records skipped\n");
+}
+/**
+ * pubmed4.xml's record (27797938) with integrity-notice links inserted by this test (no recorded
+ * record has one), so a reply carries `notices`.
+ */
+const NOTICED = "27797938";
+const noticed = recorded.get(NOTICED);
+if (noticed) {
+  recorded.set(
+    NOTICED,
+    noticed.replace(
+      "<CommentsCorrectionsList>",
+      '<CommentsCorrectionsList><CommentsCorrections RefType="RetractionIn"><RefSource>Gut. ' +
+        "2019 Mar 5;68(3):560. doi: 10.1136/gutjnl-2019-notice.</RefSource><PMID>31000001</PMID>" +
+        '</CommentsCorrections><CommentsCorrections RefType="ErratumIn"><RefSource>Gut. 2018 ' +
+        "Jan;67(1):200</RefSource><PMID>31000002</PMID></CommentsCorrections>",
+    ),
+  );
 }
 const RECORDED = [...recorded.keys()];
 const isRecorded = (ids: string[]) => ids.length > 0 && ids.every((id) => recorded.has(id));
@@ -112,6 +133,20 @@ const CASES: [tool: string, args: Args | (() => Args), probe?: Probe, expected?:
     },
   ],
   ["pubmed_trend", { query: TERM, startYear: 2019, endYear: 2022 }],
+  [
+    "pubmed_verify_references",
+    () => ({
+      references: [
+        synthReference(ALL[0]!),
+        synthReference(ALL[1]!, "apa", { doi: true }),
+        synthReference(ALL[2]!).replace(/\. (\d{4});/, (_m, y: string) => `. ${Number(y) - 3};`),
+        "Quimby RT. Lunar tidal cycles and hepatic glycogen in marmots. J Imaginary Res. 2011;3:1-9.",
+        "",
+      ],
+    }),
+    (r) => (r.results as { status: string }[]).map((x) => x.status),
+    ["verified", "verified", "mismatch", "not_found", "not_found"],
+  ],
   ["pubmed_mesh", { term: HEADING }, (r) => (r.records as { name: string }[])[0]?.name, HEADING],
   ["pubmed_mesh", { term: "zzzz nothing" }, len("records"), 0],
   ["europepmc_search", { query: "long covid", resultType: "core", pageSize: 5 }, len("results"), 5],
@@ -135,6 +170,12 @@ const CASES: [tool: string, args: Args | (() => Args), probe?: Probe, expected?:
   ["rag_search", { query: corpus.record(FIRST)?.title ?? TERM, top_k: 3 }, len("results"), 3],
   ["rag_search", { query: "metformin", top_k: 2, quality_bias: false }],
   ["rag_get", { doc_id: `pmid:${FIRST}` }],
+  [
+    "rag_get",
+    { doc_id: `pmid:${RETRACTED}` },
+    (r) => (r.notices as { type: string }[] | undefined)?.map((n) => n.type),
+    ["retraction"],
+  ],
   ["corpus_checkpoint_get", { query_key: "schemas" }],
   ["corpus_checkpoint_get", { query_key: "never-synced" }],
   ["corpus_checkpoint_set", { query_key: "schemas", last_edat: "2024-01-01T00:00:00Z" }],
@@ -145,6 +186,12 @@ const CASES: [tool: string, args: Args | (() => Args), probe?: Probe, expected?:
           { pmids: [...RECORDED, "99999999"], includeGrantInfo: true },
           recordTypes,
           ["PubmedArticle", "PubmedBookArticle"],
+        ],
+        [
+          "pubmed_fetch",
+          { pmids: [NOTICED], detailLevel: "citation_data" },
+          (r) => (r.articles as { notices?: unknown[] }[])[0]?.notices?.length,
+          2,
         ],
         [
           "pubmed_fetch",

@@ -189,7 +189,7 @@ describeShared("pubmed_verify_references", () => {
     ]);
     expect(out.results[2]!.note).toBe("empty reference");
     expect(out.results[3]!.note).toMatch(/longer than 3000 characters/);
-    expect(out.results[3]!.input.length).toBeLessThanOrEqual(161);
+    expect(out.results[3]!.input.length).toBeLessThanOrEqual(101);
     expect(out.results[4]!.note).toMatch(/not in Latin script/);
     expect(out.note).toMatch(/split: 5 references/);
   });

@@ -9,10 +9,9 @@ import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { formatReference } from "./reference-styles.js";
+import { synthReference } from "./reference-styles.js";
 import { DEMO_TERMS, demoCorpus } from "./synth-ncbi.js";
 import { startSynthServer } from "./synth-server.js";
-import type { SynthRecord } from "./synth.js";
 
 const stdio = process.argv.includes("--stdio");
 const here = dirname(fileURLToPath(import.meta.url));
@@ -43,31 +42,9 @@ if (!stdio) {
     `      pubmed_spell {"query": "asthmaa childrn"}, pubmed_sync_delta {"query_key": "lc", "term": "long covid"},`,
   );
   note(
-    `      pubmed_verify_references {"references": [${JSON.stringify(reference(corpus.recordAt(0)))}]}.`,
+    `      pubmed_verify_references {"references": [${JSON.stringify(synthReference(corpus.recordAt(0)))}]}.`,
   );
 }
-/** A Vancouver reference to a demo record, for the hint above. */
-function reference(r: SynthRecord): string {
-  const c = r.citation;
-  return formatReference(
-    "vancouver",
-    {
-      pmid: r.pmid,
-      doi: r.doi,
-      title: r.title,
-      authors: r.authors,
-      journalAbbrev: c.journal.iso,
-      journalFull: c.journal.title,
-      year: String(c.pubDate.year),
-      month: null,
-      volume: c.volume,
-      issue: c.issue,
-      pages: c.medlinePgn,
-    },
-    { doi: false, pmid: false, variant: 0 },
-  );
-}
-
 const args = main.endsWith(".ts") ? ["--import", "tsx", main] : [main];
 const child = spawn(process.execPath, args, { env, stdio: "inherit" });
 const stop = () => child.kill("SIGTERM");

@@ -6,6 +6,7 @@
  * LaTeX accent escapes) and RIS (sometimes with CRLF line ends). Each style has a few variants
  * picked by the bits of `variant`, so a set of references covers the forms found in the wild.
  */
+import type { SynthRecord } from "./synth.js";
 
 export const REFERENCE_STYLES = [
   "vancouver",
@@ -312,4 +313,30 @@ export function formatReference(style: ReferenceStyle, cited: Cited, opts: Style
 /** Whether a style states volume and pages (informal references do not). */
 export function statesVolumeAndPages(style: ReferenceStyle): boolean {
   return style !== "informal";
+}
+
+/** A reference to a record of the synthetic corpus (the demo, the size and schema tests). */
+export function synthReference(
+  r: SynthRecord,
+  style: ReferenceStyle = "vancouver",
+  opts: { doi?: boolean; pmid?: boolean } = {},
+): string {
+  const c = r.citation;
+  return formatReference(
+    style,
+    {
+      pmid: r.pmid,
+      doi: r.doi,
+      title: r.title,
+      authors: r.authors,
+      journalAbbrev: c.journal.iso,
+      journalFull: c.journal.title,
+      year: String(c.pubDate.year),
+      month: null,
+      volume: c.volume,
+      issue: c.issue,
+      pages: c.medlinePgn,
+    },
+    { doi: opts.doi ?? false, pmid: opts.pmid ?? false, variant: 0 },
+  );
 }

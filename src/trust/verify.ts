@@ -39,7 +39,7 @@ import { searchWords } from "./reference-text.js";
 export const MAX_REFERENCES = 100;
 /** One reference longer than this is a pasted document, not a reference. */
 export const MAX_REFERENCE_CHARS = 3_000;
-const INPUT_ECHO = 160;
+const INPUT_ECHO = 100;
 const SEARCH_CLAUSES = 20;
 const CITMATCH_LINES = 25;
 const EFETCH_IDS = 200;
@@ -297,7 +297,8 @@ function judge(
     status: best.diff.length === 0 ? "verified" : "mismatch",
     pmid: a.pmid,
     ...(a.doi ? { doi: a.doi } : {}),
-    matched: matched(a, best.diff),
+    // A verified reference already says what the record says: `matched` is for mismatches.
+    ...(best.diff.length > 0 ? { matched: matched(a, best.diff) } : {}),
     differences: best.diff,
     notices: notices(a),
   };

@@ -64,11 +64,12 @@ export const pubmedVerifyReferences = defineTool({
       z.object({
         /** Position among the references once lists are split. */
         index: z.int(),
-        /** The reference as read, cut to 160 characters. */
+        /** The reference as read, cut to 100 characters. */
         input: z.string(),
         status: z.enum(["verified", "mismatch", "not_found", "ambiguous"]),
         pmid: z.string().optional(),
         doi: z.string().optional(),
+        /** For a mismatch: the record meant, as the reference should cite it. */
         matched: matchedSchema.optional(),
         differences: z.array(z.enum(FIELDS)),
         notices: z.array(noticeSchema),
