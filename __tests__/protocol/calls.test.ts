@@ -56,6 +56,22 @@ describe("unknown names are -32602 naming what exists", () => {
     expectInvalidParams(nameless, /needs params\.name.*Available tools: .*pubmed_fetch/);
   });
 
+  it('a "__proto__" argument is refused like any unknown name, not dropped', async () => {
+    // JSON.parse makes "__proto__" an own key, as a message off the wire has it.
+    const args = JSON.parse('{"query": "asthma", "__proto__": {"polluted": true}}') as Record<
+      string,
+      unknown
+    >;
+    const res = await h.client.callTool({ name: "pubmed_spell", arguments: args });
+    expect(res.isError).toBe(true);
+    const env = JSON.parse((res.content as { text: string }[])[0]!.text) as {
+      error: { code: string; message: string };
+    };
+    expect(env.error.code).toBe("VALIDATION");
+    expect(env.error.message).toMatch(/__proto__ is not a parameter \(this tool takes query\)/);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it("a name of 100,000 characters is quoted as an excerpt, not whole", async () => {
     const long = "x".repeat(100_000);
     const tool = await failure(h.client.callTool({ name: long, arguments: {} }));

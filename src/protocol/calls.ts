@@ -90,9 +90,13 @@ export function guardToolCalls(
     // A missing `arguments` means {}. Anything but an object would fail the SDK's request schema
     // (-32603 with a zod issue list) before the tool could refuse it the way it refuses any
     // other bad argument, with a VALIDATION result from validateArgs.
-    if (params.arguments !== undefined && !isPlainObject(params.arguments)) {
+    // So would a "__proto__" key, which the SDK's parse drops without a word (JSON.parse makes it
+    // an own key): validateArgs refuses it as the unknown name it is.
+    const args = params.arguments;
+    const dropped = isPlainObject(args) && Object.hasOwn(args, "__proto__");
+    if ((args !== undefined && !isPlainObject(args)) || dropped) {
       try {
-        validateArgs(tool, params.arguments);
+        validateArgs(tool, args);
       } catch (err) {
         return errorResult(err);
       }
