@@ -38,6 +38,7 @@ const envSchema = z.object({
   NCBI_MAX_RETRIES: int(0, 10).default(4),
   NCBI_TIMEOUT_MS: int(100, 600_000).default(30_000),
   NCBI_DEADLINE_MS: int(100, 3_600_000).default(120_000),
+  CORPUS_DEADLINE_MS: int(100, 3_600_000).default(120_000),
   NCBI_CACHE_TTL_SECONDS: int(0, 7 * 86_400).optional(),
   NCBI_CACHE_MAX_MB: int(0, 4096).default(64),
   // NCBI's documented service root (https://pmc.ncbi.nlm.nih.gov/tools/id-converter-api/), trailing
@@ -128,6 +129,11 @@ export interface Config {
     };
   };
   databaseUrl: string | undefined;
+  /**
+   * Total time of a call that only reads or writes the local corpus (rag_search, rag_get, the
+   * checkpoints), its wait for the store included: a local wait, so it is not NCBI's deadline.
+   */
+  corpusDeadlineMs: number;
   dataDir: string;
   /** Rebuildable files: the embedded store's template (src/store/pglite-template.ts). */
   cacheDir: string;
@@ -211,6 +217,7 @@ export function loadConfig(env: Env = process.env, overrides: Env = {}): Config 
       },
     },
     databaseUrl: e.DATABASE_URL,
+    corpusDeadlineMs: e.CORPUS_DEADLINE_MS,
     dataDir: e.PUBMED_MCP_DATA_DIR ?? join(dataHome, "pubmed-mcp"),
     cacheDir: join(e.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "pubmed-mcp"),
     vectorStore,

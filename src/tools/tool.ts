@@ -6,7 +6,7 @@
  */
 import type { ContentResult, Context, FastMCPSessionAuth, Tool as FastMcpTool } from "fastmcp";
 import { z } from "zod";
-import { abortedCall, AppError, toEnvelope } from "../errors.js";
+import { abortedCall, AppError, StoreError, toEnvelope } from "../errors.js";
 import { setDeadline } from "../eutils/limiter.js";
 import { getConfig } from "../state.js";
 import { validateArgs } from "./validate.js";
@@ -39,6 +39,11 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   output?: O;
   /** Long-running tools (sync) manage their own per-request deadlines instead of NCBI_DEADLINE_MS. */
   noDeadline?: boolean;
+  /**
+   * "corpus" for tools that only reach the local corpus: their deadline is CORPUS_DEADLINE_MS and
+   * running out of it is a STORE error about the store, never NCBI's deadline.
+   */
+  budget?: "ncbi" | "corpus";
   execute: (args: z.output<S>, ctx: ToolContext) => Promise<z.output<O>>;
   /** Content blocks after the result's JSON text block (pubmed_trend's chart). */
   moreContent?: (result: z.output<O>) => Promise<Content>;
@@ -115,6 +120,14 @@ export interface CallContext {
   reportProgress: ToolContext["reportProgress"];
 }
 
+/** A corpus call out of time: the local store was slow (opening, or busy with a sync), not NCBI. */
+function corpusTimeout(deadlineMs: number): StoreError {
+  return new StoreError(
+    `The local corpus did not answer within ${Math.round(deadlineMs / 1000)} s (CORPUS_DEADLINE_MS): ` +
+      "its store may still be opening or busy with a sync; try again shortly.",
+  );
+}
+
 /**
  * One tools/call: arguments validated, the NCBI deadline armed, the tool run, and every outcome
  * (a VALIDATION refusal, an abort, any failure) turned into a result the model can read.
@@ -124,12 +137,13 @@ export async function runTool(
   raw: unknown,
   call: CallContext,
 ): Promise<ContentResult> {
-  const deadlineMs = getConfig().ncbi.deadlineMs;
+  const local = tool.budget === "corpus";
+  const deadlineMs = local ? getConfig().corpusDeadlineMs : getConfig().ncbi.deadlineMs;
   const deadline = tool.noDeadline ? undefined : AbortSignal.timeout(deadlineMs);
   const limits = [call.signal, deadline].filter((s): s is AbortSignal => Boolean(s));
   const signal = AbortSignal.any(limits);
   // NCBI waits that outlast the deadline fail at once with RATE_LIMIT (eutils/limiter.ts).
-  if (deadline) setDeadline(signal, performance.now() + deadlineMs);
+  if (deadline && !local) setDeadline(signal, performance.now() + deadlineMs);
   try {
     const args = validateArgs(tool, raw);
     const result = await tool.execute(args, { signal, reportProgress: call.reportProgress });
@@ -139,7 +153,11 @@ export async function runTool(
     // cancel reason); typed errors raised on the way out keep their own message.
     if (signal.aborted && !(err instanceof AppError)) {
       const by = call.signal?.aborted ? "client" : "deadline";
-      return errorResult(abortedCall(tool.name, by, deadlineMs));
+      return errorResult(
+        local && by === "deadline"
+          ? corpusTimeout(deadlineMs)
+          : abortedCall(tool.name, by, deadlineMs),
+      );
     }
     return errorResult(err);
   }

@@ -11,6 +11,7 @@ export const corpusCheckpointGet = defineTool({
     "pubmed_sync_delta fully stored and indexed (new arrivals; null before the first sync), " +
     "last_mdat, the same for modification dates (revisions such as retractions), and the last " +
     'sync\'s job and status. Example: {"query_key": "metformin-aging"}.',
+  budget: "corpus",
   annotations: { title: "Read a sync checkpoint", readOnlyHint: true, openWorldHint: false },
   parameters: z.object({
     query_key: queryKeySchema().describe("The saved query's key."),

@@ -11,6 +11,7 @@ export const corpusCheckpointSet = defineTool({
     "re-reads records created since then and revisions made since then. Every manual set is " +
     "recorded in an audit trail. " +
     'Example: {"query_key": "metformin-aging", "last_edat": "2024-01-01T00:00:00Z"}.',
+  budget: "corpus",
   annotations: {
     title: "Set a sync checkpoint",
     readOnlyHint: false,

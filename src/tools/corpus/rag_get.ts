@@ -19,6 +19,7 @@ export const ragGet = defineTool({
     "dates (publication, Entrez, last revision), PMC id, its quality score with parts, the " +
     "stored version and, where any is known as of the last sync, its notices (retraction, " +
     'correction, expression of concern). Use it after rag_search. Example: {"doc_id": "pmid:31452104"}.',
+  budget: "corpus",
   annotations: { title: "Read a corpus paper", readOnlyHint: true, openWorldHint: false },
   parameters: z.object({
     doc_id: z
