@@ -15,6 +15,7 @@
  * Requests it does not model (other databases, history, other formats) get no reply (undefined),
  * so another route can answer or the fake server's 404 shows the gap.
  */
+import type { ECitMatchCitation } from "../eutils/parse/ecitmatch.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseEFetch } from "../eutils/parse/efetch.js";
@@ -43,13 +44,8 @@ export interface FixtureRecord {
   file: string;
 }
 
-export interface CitationQuery {
-  journal: string;
-  year: string;
-  volume: string;
-  firstPage: string;
-  authorName: string;
-}
+/** One ECitMatch line as asked (src/eutils/parse/ecitmatch.ts), without the caller's key. */
+export type CitationQuery = Omit<ECitMatchCitation, "key">;
 
 export interface FixtureRequest {
   utility: string;

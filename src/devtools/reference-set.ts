@@ -18,6 +18,7 @@ import {
   type ReferenceStyle,
   type StyleOptions,
 } from "./reference-styles.js";
+import { topicSlots } from "./synth-record.js";
 import { Rng } from "./synth-random.js";
 import { drawTitle, toPlain, type Design } from "./synth-text.js";
 import { vocabulary } from "./synth-vocab.js";
@@ -229,14 +230,7 @@ function fabricator(seed: number, articles: readonly Article[], cited: readonly 
       const topic = rng.pick(v.topics);
       const design = rng.pick(DESIGNS.filter((d) => d !== "basic" || topic.animal));
       const slots: Record<string, string> = {
-        subject: topic.subject,
-        intervention: rng.pick(topic.interventions),
-        outcome: rng.pick(topic.outcomes),
-        marker: rng.pick(topic.markers),
-        population: rng.pick(v.populations),
-        setting: rng.pick(v.settings),
-        animal: rng.pick(v.animalModels),
-        acronym: rng.pick(v.acronyms),
+        ...topicSlots(rng, topic),
         age: String(rng.int(18, 89)),
         sex: rng.pick(["man", "woman"]),
       };

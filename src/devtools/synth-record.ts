@@ -88,9 +88,9 @@ function publicationTypes(rng: Rng, design: Design) {
   return types;
 }
 
-function slotsFor(rng: Rng, topic: Topic, term: string, edat: number): Record<string, string> {
+/** A topic's words for a title template's slots, drawn in a fixed order (the corpus depends on it). */
+export function topicSlots(rng: Rng, topic: Topic): Record<string, string> {
   const v = vocabulary();
-  const year = new Date(edat).getUTCFullYear();
   return {
     subject: topic.subject,
     intervention: rng.pick(topic.interventions),
@@ -100,6 +100,13 @@ function slotsFor(rng: Rng, topic: Topic, term: string, edat: number): Record<st
     setting: rng.pick(v.settings),
     animal: rng.pick(v.animalModels),
     acronym: rng.pick(v.acronyms),
+  };
+}
+
+function slotsFor(rng: Rng, topic: Topic, term: string, edat: number): Record<string, string> {
+  const year = new Date(edat).getUTCFullYear();
+  return {
+    ...topicSlots(rng, topic),
     term,
     yearA: String(year - rng.int(3, 12)),
     yearB: String(year - rng.int(0, 2)),
