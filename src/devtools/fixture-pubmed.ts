@@ -15,9 +15,9 @@
  * Requests it does not model (other databases, history, other formats) get no reply (undefined),
  * so another route can answer or the fake server's 404 shows the gap.
  */
-import type { ECitMatchCitation } from "../eutils/parse/ecitmatch.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { ECitMatchCitation } from "../eutils/parse/ecitmatch.js";
 import { parseEFetch } from "../eutils/parse/efetch.js";
 import type { Article } from "../eutils/types.js";
 import {
