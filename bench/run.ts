@@ -22,8 +22,10 @@ import { profiledRun } from "./lib/profiled-run.js";
 import { emptySection, type SectionResult } from "./lib/stats.js";
 import { cleanupAll, probePostgres } from "./lib/stores.js";
 import { markdownTable, type Report } from "./lib/table.js";
+import { edgesSection } from "./sections/edges.js";
 import { faultsSection } from "./sections/faults.js";
 import { lexicalSection } from "./sections/lexical.js";
+import { liveSection } from "./sections/live.js";
 import { loopSection } from "./sections/loop.js";
 import { mcpSection } from "./sections/mcp.js";
 import { parseSection } from "./sections/parse.js";
@@ -47,7 +49,9 @@ const SECTIONS = {
   open: storeOpenSection,
   rate: rateSection,
   loop: loopSection,
+  live: liveSection,
   references: referencesSection,
+  edges: edgesSection,
 } satisfies Record<string, (o: BenchOptions) => Promise<SectionResult>>;
 type SectionName = keyof typeof SECTIONS;
 /** Sections that take minutes whatever the size: by default in full mode only (or ask with --only). */

@@ -84,7 +84,9 @@ describe("npm run bench", () => {
       "startup",
       "open",
       "loop",
+      "live",
       "references",
+      "edges",
     ]);
     const keys: string[] = [];
     for (const [name, s] of Object.entries(report.sections)) {
@@ -124,6 +126,15 @@ describe("npm run bench", () => {
       "open.initdb.peak_rss_mb",
       "lexical.300.server.concurrency_scaling",
       "loop.idle.loop_delay_p99_ms",
+      "edges.unknown",
+      "edges.invalid_over_bound",
+      "edges.loop_delay_max_ms",
+      "edges.rss_peak_mb",
+      "edges.stdio.sessions_alive",
+      "edges.rss_end_vs_start",
+      "live.cite_fresh.loop_delay_max_ms",
+      "live.fetch_200.loop_delay_max_ms",
+      "live.parse.synthetic_200.xml2js_vs_fast",
       ...(HAS_SHARED
         ? ["references.all.requests_per_reference", "references.all.vs_rate_floor"]
         : []),

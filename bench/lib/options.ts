@@ -24,6 +24,11 @@ export interface Sizes {
   faults: { reps: number; targets?: number };
   /** References verified per style (undefined = the whole reference set, about 230 a style). */
   references: { perStyle?: number };
+  /**
+   * Generated tool calls, how many at a time, whether the 64 MiB raw message is sent, and how
+   * long the server idles before its RSS at the end is read.
+   */
+  edges: { calls: number; concurrency: number; big: boolean; idleS: number };
 }
 
 export const SIZES: Record<Mode, Sizes> = {
@@ -41,6 +46,7 @@ export const SIZES: Record<Mode, Sizes> = {
     faults: { reps: 3 },
     loop: { records: 10_000, seed: 2_000, callers: 8 },
     references: {},
+    edges: { calls: 10_000, concurrency: 4, big: true, idleS: 30 },
   },
   quick: {
     reps: 3,
@@ -53,6 +59,7 @@ export const SIZES: Record<Mode, Sizes> = {
     faults: { reps: 1 },
     loop: { records: 2_000, seed: 500, callers: 8 },
     references: { perStyle: 100 },
+    edges: { calls: 1_000, concurrency: 4, big: true, idleS: 30 },
   },
   smoke: {
     reps: 1,
@@ -65,6 +72,7 @@ export const SIZES: Record<Mode, Sizes> = {
     faults: { reps: 1, targets: 2 },
     loop: { records: 100, seed: 50, callers: 2 },
     references: { perStyle: 20 },
+    edges: { calls: 100, concurrency: 4, big: false, idleS: 5 },
   },
 };
 
