@@ -8,7 +8,7 @@
  * an object at all.
  */
 import { DEMO_TERMS, demoCorpus } from "../../src/devtools/synth-ncbi.js";
-import { formatReference, REFERENCE_STYLES } from "../../src/devtools/reference-styles.js";
+import { REFERENCE_STYLES, synthReference } from "../../src/devtools/reference-styles.js";
 import { Rng } from "../../src/devtools/synth-random.js";
 import { damage, typeOf } from "./edges-damage.js";
 
@@ -80,25 +80,12 @@ export function demoSeeds(): Seeds {
     pmcids: records.flatMap((r) => (r.pmcid ? [r.pmcid] : [])),
     terms: DEMO_TERMS.map((t) => t.term),
     references: records.slice(0, 60).map((r) => {
-      const c = r.citation;
       const style = rng.pick(REFERENCE_STYLES);
-      return formatReference(
-        style,
-        {
-          pmid: r.pmid,
-          doi: r.doi,
-          title: r.title,
-          authors: r.authors,
-          journalAbbrev: c.journal.iso,
-          journalFull: c.journal.title,
-          year: String(c.pubDate.year),
-          month: null,
-          volume: c.volume,
-          issue: c.issue,
-          pages: c.medlinePgn,
-        },
-        { doi: rng.chance(0.5), pmid: rng.chance(0.3), variant: rng.int(0, 7) },
-      );
+      return synthReference(r, style, {
+        doi: rng.chance(0.5),
+        pmid: rng.chance(0.3),
+        variant: rng.int(0, 7),
+      });
     }),
     citations: records.slice(0, 60).map((r) => ({
       journal: r.citation.journal.iso,

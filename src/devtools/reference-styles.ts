@@ -319,7 +319,7 @@ export function statesVolumeAndPages(style: ReferenceStyle): boolean {
 export function synthReference(
   r: SynthRecord,
   style: ReferenceStyle = "vancouver",
-  opts: { doi?: boolean; pmid?: boolean } = {},
+  opts: { doi?: boolean; pmid?: boolean; variant?: number } = {},
 ): string {
   const c = r.citation;
   return formatReference(
@@ -337,6 +337,6 @@ export function synthReference(
       issue: c.issue,
       pages: c.medlinePgn,
     },
-    { doi: opts.doi ?? false, pmid: opts.pmid ?? false, variant: 0 },
+    { doi: opts.doi ?? false, pmid: opts.pmid ?? false, variant: opts.variant ?? 0 },
   );
 }
