@@ -139,11 +139,22 @@ export async function runTool(
 ): Promise<ContentResult> {
   const local = tool.budget === "corpus";
   const deadlineMs = local ? getConfig().corpusDeadlineMs : getConfig().ncbi.deadlineMs;
-  const deadline = tool.noDeadline ? undefined : AbortSignal.timeout(deadlineMs);
-  const limits = [call.signal, deadline].filter((s): s is AbortSignal => Boolean(s));
-  const signal = AbortSignal.any(limits);
+  // The call's signal: the client's cancel, or the deadline's TimeoutError (as AbortSignal.timeout
+  // gives it). A timer and a listener cleared when the call ends, not AbortSignal.timeout + any:
+  // those hold each call's timer and signals until the deadline (120 s), tens of MB under load.
+  const controller = new AbortController();
+  const timer = tool.noDeadline
+    ? undefined
+    : setTimeout(() => {
+        controller.abort(new DOMException("The operation timed out.", "TimeoutError"));
+      }, deadlineMs);
+  timer?.unref(); // as AbortSignal.timeout's: a pending deadline never holds the process open
+  const cancel = () => controller.abort(call.signal?.reason);
+  if (call.signal?.aborted) cancel();
+  else call.signal?.addEventListener("abort", cancel, { once: true });
+  const signal = controller.signal;
   // NCBI waits that outlast the deadline fail at once with RATE_LIMIT (eutils/limiter.ts).
-  if (deadline && !local) setDeadline(signal, performance.now() + deadlineMs);
+  if (timer && !local) setDeadline(signal, performance.now() + deadlineMs);
   try {
     const args = validateArgs(tool, raw);
     const result = await tool.execute(args, { signal, reportProgress: call.reportProgress });
@@ -160,6 +171,9 @@ export async function runTool(
       );
     }
     return errorResult(err);
+  } finally {
+    clearTimeout(timer);
+    call.signal?.removeEventListener("abort", cancel);
   }
 }
 
