@@ -1,6 +1,6 @@
 /**
  * The only reader of process.env. Validates everything once, lists every problem at once, and
- * returns a frozen Config. See ../shared/CONTRACTS.md §2 for the public meaning of each variable.
+ * returns a frozen Config. docs/configuration.md gives the public meaning of each variable.
  */
 import { homedir } from "node:os";
 import { join } from "node:path";

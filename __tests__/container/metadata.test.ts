@@ -204,6 +204,19 @@ describe(".env.example", () => {
   });
 });
 
+describe("docs/configuration.md", () => {
+  it("has a row for every configuration variable, and names no other", () => {
+    const rows = read("docs/configuration.md")
+      .split("\n")
+      .filter((line) => line.startsWith("| `"))
+      .map((line) => line.split("|")[1] ?? "");
+    const named = rows.flatMap((cell) =>
+      [...cell.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!),
+    );
+    expect([...new Set(named)].sort()).toEqual([...CONFIG_VARS].sort());
+  });
+});
+
 describe("package.json's allowScripts (npm 11.19 and later run only the install scripts it allows)", () => {
   it("decides every locked package that has one, names no other, and allows usearch's only", () => {
     const lock = json<{ packages: Record<string, { hasInstallScript?: boolean }> }>(

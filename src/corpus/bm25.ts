@@ -16,12 +16,9 @@ export const BM25_K1 = 1.2;
 /** Length normalisation: the standard 0.75. */
 export const BM25_B = 0.75;
 /**
- * avgdl, fixed rather than measured. Qdrant applies only the idf part at query time, so the
- * length normalisation is baked into stored vectors; a live corpus average would force every
- * stored vector to be rewritten as the corpus grows, and the two adapters would drift apart. A
- * PubMed title+abstract is ≈ 250 words, ≈ 150–170 tokens once stopwords are dropped (the NFCorpus
- * PubMed abstracts in ../shared/bench average 151 tokens with this tokenizer), hence 160. BM25
- * sees avgdl only through |d|/avgdl, so a modest misestimate barely changes rankings.
+ * avgdl, fixed rather than measured: Qdrant bakes the length normalisation into stored vectors, so
+ * a live average would force rewriting them as the corpus grows. A PubMed title + abstract is about
+ * 150–170 tokens once stop words are dropped, hence 160 (docs/corpus.md, "BM25").
  */
 export const BM25_AVG_DOC_LEN = 160;
 /** Longer "words" are sequences, hashes or markup debris, not query terms. */

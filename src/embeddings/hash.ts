@@ -12,10 +12,8 @@
  * HASH_DIMENSION buckets (signed hashing keeps collisions unbiased); the vector is L2-normalised
  * so cosine = dot product. Word bigrams were tried and did not help.
  *
- * Measured on NFCorpus (../shared/bench, 324 queries, nDCG@10): BM25 0.308; this embedder alone
- * 0.251 at 768 dimensions (0.228 at 384, 0.236 at 512; stems alone at 384: 0.149); RRF of both
- * legs 0.294, or 0.303 with the dense leg at half weight. It has no idf, so it is the weaker
- * leg and fusion should not weight it above BM25.
+ * It has no idf, so it is the weaker leg and fusion should not weight it above BM25; the
+ * measurements (nDCG@10 by dimension, alone and fused) are in docs/corpus.md.
  */
 import { tokenize } from "../corpus/bm25.js";
 import type { Embedder } from "./embedder.js";

@@ -67,11 +67,10 @@ async function addNotices(trx: Db): Promise<void> {
 
 /**
  * A chunk row stays whole in its table up to 8,160 bytes, as a document's does
- * (store/migrations/2026_11_28_001_documents_inline.ts). At the default (about 2 KB) a chunk of a
- * long abstract (its text, title and postings: rows of 1.3 KB on average, up to 2.7 KB for the
- * recorded PubMed records in ../shared) went through pglz, in WebAssembly on the embedded store,
- * and was read back through it. Set once; a store made earlier keeps its compressed rows until
- * they are written again.
+ * (store/migrations/2026_11_28_001_documents_inline.ts): at the default (about 2 KB) a long
+ * abstract's chunk went through pglz, in WebAssembly on the embedded store, on every write and
+ * read (docs/corpus.md, "Chunk rows kept whole"). Set once; a store made earlier keeps its
+ * compressed rows until they are written again.
  */
 async function keepRowsWhole(trx: Db): Promise<void> {
   const { rows } = await sql<{ set: boolean }>`select coalesce(
