@@ -7,7 +7,7 @@ import { hash as digest } from "node:crypto";
 import { monthNumber } from "../eutils/dates.js";
 import type { Article } from "../eutils/types.js";
 import type { DocumentInput } from "../store/docs.js";
-import { noticesFromArticle } from "../trust/notices.js";
+import { noticesFromArticle } from "../eutils/notices.js";
 import { computeQuality, publicationYear } from "./quality.js";
 
 /** "YYYY", "YYYY-MM" or "YYYY-MM-DD" from PubDate, else the MedlineDate text. */

@@ -12,7 +12,7 @@ import { isLexicalOnly } from "../embeddings/none.js";
 import { EmbeddingsError } from "../errors.js";
 import type { Store } from "../store/db.js";
 import { getChunks, getNotices } from "../store/docs.js";
-import type { Notice } from "../trust/notices.js";
+import type { Notice } from "../eutils/notices.js";
 import type { ChunkPayload, Hit, VectorStore } from "../vectors/vector-store.js";
 import { querySparseVector, tokenize } from "./bm25.js";
 import { bestPerPaper } from "./rank.js";

@@ -11,7 +11,7 @@ import { isoDateTime, isoDay } from "../eutils/dates.js";
 import { getCorpus, getEutils } from "../state.js";
 import type { StoredDocument } from "../store/docs.js";
 import type { JobStatus } from "../store/schema.js";
-import type { Notice } from "../trust/notices.js";
+import type { Notice } from "../eutils/notices.js";
 import { checkpointsModule, docsModule, jobsModule, searchModule, syncModule } from "./modules.js";
 import type { Corpus } from "./runtime.js";
 import type { RagResult } from "./search.js";

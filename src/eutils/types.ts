@@ -68,7 +68,7 @@ export interface CommentCorrection {
   pmid: string | null;
   /**
    * The linked record's citation ("Lancet. 2010 Feb 6;375(9713):445"), kept only on the links of
-   * integrity notices (RetractionIn, ErratumFor, …: src/trust/notices.ts) for the notice's date.
+   * integrity notices (RetractionIn, ErratumFor, …: src/eutils/notices.ts) for the notice's date.
    */
   refSource?: string;
 }
@@ -159,7 +159,7 @@ export interface BriefSummary {
   source: string;
   pubDate: string;
   doi: string | null;
-  /** ESummary's PubType flags; internal, read for notices (src/trust/notices.ts). */
+  /** ESummary's PubType flags; internal, read for notices (src/eutils/notices.ts). */
   publicationTypes: string[];
   /**
    * ESummary's References: CommentsCorrections links in words ("Retraction in", "Erratum for"),

@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { UpstreamError } from "../errors.js";
 import type { CommentCorrection } from "../eutils/types.js";
-import { noticeSchema, noticesFromArticle } from "../trust/notices.js";
+import { noticeSchema, noticesFromArticle } from "../eutils/notices.js";
 import {
   compact,
   count,
@@ -45,7 +45,7 @@ export const europePmcHitSchema = z.object({
   preprint: z.literal(true).optional(),
   retracted: z.literal(true).optional(),
   retractionNotice: z.literal(true).optional(),
-  /** Integrity notices (src/trust/notices.ts); absent when none is known. */
+  /** Integrity notices (src/eutils/notices.ts); absent when none is known. */
   notices: z.array(noticeSchema).optional(),
   license: z.string().optional(),
   /** resultType=core only: plain text, cut at a word to the requested length. */

@@ -7,7 +7,7 @@
  */
 import { dayNumber, isoDateTime, isoDay, monthNumber } from "../eutils/dates.js";
 import type { Article, Author, JournalInfo, MeshTerm } from "../eutils/types.js";
-import type { Notice } from "../trust/notices.js";
+import type { Notice } from "../eutils/notices.js";
 
 /** What the caller asked to include beyond the record's core fields. */
 export interface ArticleParts {
@@ -76,7 +76,7 @@ function isStructured(a: Article): boolean {
 
 export type ArticleOutput = Record<string, unknown>;
 
-/** `notices` (src/trust/notices.ts) are given at every level, citation_data included. */
+/** `notices` (src/eutils/notices.ts) are given at every level, citation_data included. */
 export function articleOutput(
   a: Article,
   parts: ArticleParts,

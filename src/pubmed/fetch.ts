@@ -6,7 +6,7 @@ import { EFETCH_ARTICLES } from "../eutils/live-thread.js";
 import type { Article } from "../eutils/types.js";
 import { getEutils } from "../state.js";
 import { withCrossrefNotices } from "../trust/crossref.js";
-import { linkNotices, mergeNotices, noticesFromArticle } from "../trust/notices.js";
+import { linkNotices, mergeNotices, noticesFromArticle } from "../eutils/notices.js";
 import { articleOutput, type ArticleOutput } from "./article-output.js";
 
 export type DetailLevel = "abstract_plus" | "full_xml" | "medline_text" | "citation_data";

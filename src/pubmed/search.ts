@@ -8,7 +8,7 @@ import { parseESummary } from "../eutils/parse/esummary.js";
 import type { BriefSummary } from "../eutils/types.js";
 import { getEutils } from "../state.js";
 import { withCrossrefNotices } from "../trust/crossref.js";
-import { linkNotices, mergeNotices, noticesFromArticle, type Notice } from "../trust/notices.js";
+import { linkNotices, mergeNotices, noticesFromArticle, type Notice } from "../eutils/notices.js";
 
 export type SortOrder = "relevance" | "pub_date" | "author" | "journal";
 

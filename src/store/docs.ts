@@ -5,7 +5,7 @@
  */
 import { sql, type Kysely, type Selectable } from "kysely";
 import type { Article } from "../eutils/types.js";
-import type { Notice } from "../trust/notices.js";
+import type { Notice } from "../eutils/notices.js";
 import { arrayParam, packBytes, utf8, type ArrayElement } from "./params.js";
 import { decodeRecord, encodeRecord } from "./record-codec.js";
 import type { Database, DocumentsTable } from "./schema.js";

@@ -6,7 +6,7 @@
  * Postgres array literal, not as JSON.
  */
 import type { ColumnType, Generated, JSONColumnType } from "kysely";
-import type { Notice } from "../trust/notices.js";
+import type { Notice } from "../eutils/notices.js";
 
 /** timestamptz: read as Date (node-postgres parses it), written as ISO-8601 text or Date. */
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -43,7 +43,7 @@ export interface DocumentsTable {
   record: Uint8Array;
   content_hash: string;
   /**
-   * The record's integrity notices (src/trust/notices.ts, from the record: derived again whenever
+   * The record's integrity notices (src/eutils/notices.ts, from the record: derived again whenever
    * the record is written); null when it has none, as nearly every row.
    */
   notices: ColumnType<Notice[] | null, string | null, string | null>;

@@ -23,7 +23,8 @@ import { isRecord, list, parseJsonReply, str } from "../literature/reply.js";
 import { log } from "../log.js";
 import type { PoliteClient } from "../services/polite-client.js";
 import { getConfig, getCrossref } from "../state.js";
-import { mergeNotices, type Notice, type NoticeType } from "./notices.js";
+import { mergeNotices, type Notice, type NoticeType } from "../eutils/notices.js";
+import { normalizeDoi } from "./reference-text.js";
 
 /** DOIs per request: 50 filters of ~40 characters (~3 kB encoded) stay far below URL limits. */
 export const CROSSREF_BATCH = 50;
@@ -46,7 +47,7 @@ const UPDATE_TYPES: Readonly<Record<string, NoticeType>> = {
 };
 
 export interface CrossrefNotices {
-  /** Notices by the lower-cased DOI of the work they are about (`normalizeDoi`). */
+  /** Notices by the lower-cased DOI of the work they are about (`doiKey`). */
   notices: Map<string, Notice[]>;
   /** Crossref answered every request (false when not configured, given no DOI, or failed). */
   consulted: boolean;
@@ -54,12 +55,9 @@ export interface CrossrefNotices {
   warning?: string;
 }
 
-/** "https://doi.org/10.1000/ABC" → "10.1000/abc"; undefined for what is not a DOI. */
-export function normalizeDoi(doi: string | null | undefined): string | undefined {
-  const d = (doi ?? "")
-    .trim()
-    .replace(/^(?:https?:\/\/(?:dx\.)?doi\.org\/|doi:\s*)/i, "")
-    .toLowerCase();
+/** "https://doi.org/10.1000/ABC" → "10.1000/abc" (the key notices are kept by); undefined for what is not a DOI. */
+export function doiKey(doi: string | null | undefined): string | undefined {
+  const d = normalizeDoi(doi ?? "");
   return /^10\.\d{4,9}\/\S+$/.test(d) ? d : undefined;
 }
 
@@ -89,7 +87,7 @@ export async function withCrossrefNotices(
     from,
   );
   const notices = records.map((r) => {
-    const key = normalizeDoi(r.doi);
+    const key = doiKey(r.doi);
     const extra = key === undefined ? [] : (found.notices.get(key) ?? []);
     return extra.length === 0 ? [...r.notices] : mergeNotices([...r.notices, ...extra]);
   });
@@ -103,7 +101,7 @@ async function lookUp(
 ): Promise<CrossrefNotices> {
   const client = getCrossref();
   // A comma would split Crossref's filter list; such DOIs are rare and left unasked.
-  const asked = [...new Set(dois.map(normalizeDoi))]
+  const asked = [...new Set(dois.map(doiKey))]
     .filter((d): d is string => d !== undefined && !d.includes(","))
     .slice(0, CROSSREF_MAX_DOIS);
   if (client === undefined || asked.length === 0) return { notices: new Map(), consulted: false };
@@ -149,11 +147,11 @@ function noticesIn(
   };
   for (const { side, items } of replies) {
     for (const item of items) {
-      const doi = normalizeDoi(str(item.DOI));
+      const doi = doiKey(str(item.DOI));
       if (doi === undefined) continue;
       const relations = list(item[side === "notice" ? "update-to" : "updated-by"]).filter(isRecord);
       for (const u of relations) {
-        const other = normalizeDoi(str(u.DOI));
+        const other = doiKey(str(u.DOI));
         // A work named as its own notice (a self-referencing deposit) is no notice.
         if (other === doi) continue;
         if (side === "notice") add(other, notice(u, str(item.DOI)));

@@ -22,7 +22,7 @@ import { parseESearch } from "../eutils/parse/esearch.js";
 import type { Article } from "../eutils/types.js";
 import { getEutils } from "../state.js";
 import { withCrossrefNotices } from "./crossref.js";
-import { linkNotices, mergeNotices, noticesFromArticle, type Notice } from "./notices.js";
+import { linkNotices, mergeNotices, noticesFromArticle, type Notice } from "../eutils/notices.js";
 import {
   agreements,
   bestTitleSimilarity,

@@ -7,7 +7,7 @@
 import type { Kysely } from "kysely";
 import type { SparseVector } from "../corpus/bm25.js";
 import type { PaperRank } from "../corpus/rank.js";
-import type { Notice } from "../trust/notices.js";
+import type { Notice } from "../eutils/notices.js";
 
 export interface ChunkPayload {
   title: string;

@@ -331,7 +331,7 @@ function grantsOf(list: XmlNode | undefined): Grant[] {
   }));
 }
 
-/** The links of integrity notices, both ways (src/trust/notices.ts reads them). */
+/** The links of integrity notices, both ways (src/eutils/notices.ts reads them). */
 const NOTICE_LINK =
   /^(?:Retraction|RetractedandRepublished|Erratum|CorrectedandRepublished|ExpressionOfConcern)(?:In|Of|For|From)$/;
 

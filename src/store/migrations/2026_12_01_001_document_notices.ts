@@ -8,7 +8,7 @@
  * (a 2-core machine under load): a one-off pause of the first open after the upgrade.
  */
 import { sql, type Kysely } from "kysely";
-import { noticesFromArticle } from "../../trust/notices.js";
+import { noticesFromArticle } from "../../eutils/notices.js";
 import { decodeRecord } from "../record-codec.js";
 
 // Migrations are frozen history: they take Kysely<any>, never the evolving Database interface.

@@ -12,8 +12,8 @@
  * absent means none known, not "none exists".
  */
 import { z } from "zod";
-import { monthNumber } from "../eutils/dates.js";
-import type { Article, CommentCorrection } from "../eutils/types.js";
+import { monthNumber } from "./dates.js";
+import type { Article, CommentCorrection } from "./types.js";
 
 export const NOTICE_TYPES = [
   "retraction",
