@@ -15,41 +15,9 @@ import {
   startHttpHarness,
   type HttpHarness,
 } from "./harness.js";
+import { MALFORMED, ping, refusal } from "../helpers/malformed-jsonrpc.js";
 
 type Reply = { jsonrpc: string; id: unknown; result?: unknown; error?: unknown };
-
-const ping = (id: string) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}`;
-
-/** [what, body, JSON-RPC code, id of the answer]: each is answered with HTTP 400. */
-const MALFORMED: [string, string | Buffer, number, unknown][] = [
-  ["invalid JSON", "{not json", -32700, null],
-  ["a NaN literal", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"n":NaN}}`, -32700, null],
-  ["a trailing NUL", `${ping("2")}\u0000`, -32700, null],
-  [
-    "invalid UTF-8",
-    Buffer.concat([
-      Buffer.from(`{"jsonrpc":"2.0","id":"`),
-      Buffer.from([0xff]),
-      Buffer.from(`","method":"ping"}`),
-    ]),
-    -32700,
-    null,
-  ],
-  ["a batch", `[${ping("3")},${ping("4")}]`, -32600, null],
-  ["an id above 2^53", ping("9007199254740993"), -32600, null],
-  ["a number", "42", -32600, null],
-  ["a request whose method is not a string", `{"jsonrpc":"2.0","id":5,"method":7}`, -32600, 5],
-  ["a malformed response", `{"jsonrpc":"2.0","id":6,"result":7}`, -32600, null],
-];
-
-const refusal = (code: number, id: unknown) => ({
-  jsonrpc: "2.0",
-  id,
-  error: {
-    code,
-    message: expect.stringMatching(code === -32700 ? /^Parse error/ : /^Invalid Request/),
-  },
-});
 
 /** Larger than the limit: a ping padded past it. */
 const OVERSIZE = `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"${"x".repeat(DEFAULT_MAX_BODY_BYTES)}"}}`;

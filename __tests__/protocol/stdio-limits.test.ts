@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MAX_STDIO_LINE_BYTES } from "../../src/protocol/stdio.js";
 import { startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
+import { MALFORMED, ping, refusal } from "../helpers/malformed-jsonrpc.js";
 import { testEnv } from "../helpers/mcp.js";
 import { REPO_DIR } from "../helpers/paths.js";
 
@@ -189,49 +190,10 @@ describe("stdio: oversize lines", () => {
 });
 
 describe("stdio: malformed messages", () => {
-  const ping = (id: string) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}`;
-  const cases: [string, string | Buffer, number, unknown][] = [
-    ["invalid JSON", "{not json", -32700, null],
-    ["a NaN literal", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"n":NaN}}`, -32700, null],
-    ["a trailing NUL", `${ping("2")}\u0000`, -32700, null],
-    [
-      "invalid UTF-8",
-      Buffer.concat([
-        Buffer.from(`{"jsonrpc":"2.0","id":"`),
-        Buffer.from([0xff]),
-        Buffer.from(`","method":"ping"}`),
-      ]),
-      -32700,
-      null,
-    ],
-    ["a batch", `[${ping("3")},${ping("4")}]`, -32600, null],
-    ["an id above 2^53", ping("9007199254740993"), -32600, null],
-    ["an id below -2^53", ping("-9007199254740993"), -32600, null],
-    ["a fractional id", ping("1.5"), -32600, null],
-    ["a number", "42", -32600, null],
-    ["null", "null", -32600, null],
-    ["a request whose method is not a string", `{"jsonrpc":"2.0","id":5,"method":7}`, -32600, 5],
-    ["a request without jsonrpc 2.0", `{"jsonrpc":"1.0","id":"a","method":"ping"}`, -32600, "a"],
-    [
-      "a notification with an unknown field",
-      `{"jsonrpc":"2.0","method":"x","extra":1}`,
-      -32600,
-      null,
-    ],
-    ["a malformed response", `{"jsonrpc":"2.0","id":6,"result":7}`, -32600, null],
-  ];
-
-  it.each(cases)("answers %s with its error and goes on", async (_name, line, code, id) => {
+  it.each(MALFORMED)("answers %s with its error and goes on", async (_name, line, code, id) => {
     await server.write(line);
     await server.write("\n");
-    expect(await server.next()).toEqual({
-      jsonrpc: "2.0",
-      id,
-      error: {
-        code,
-        message: expect.stringMatching(code === -32700 ? /^Parse error/ : /^Invalid Request/),
-      },
-    });
+    expect(await server.next()).toEqual(refusal(code, id));
     const check = nextId++;
     expect(await server.request(check, "ping")).toEqual({ jsonrpc: "2.0", id: check, result: {} });
   });
