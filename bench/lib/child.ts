@@ -4,9 +4,12 @@
  * `timeoutMs`. With BENCH_CPU_PROF_DIR set (run.ts --profile) the child writes a CPU profile there.
  * A TypeScript script runs under tsx; with `plain`, a JavaScript one runs under plain node.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import type { SynthCorpusOptions } from "../../src/devtools/synth.js";
 
 export const REPO_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -54,4 +57,35 @@ export async function runChild<T>(
     );
   }
   return JSON.parse(last) as T;
+}
+
+/** A free TCP port on loopback, for a server a bench starts. */
+export async function freePort(): Promise<number> {
+  const srv = createNetServer();
+  await new Promise<void>((res) => srv.listen(0, "127.0.0.1", res));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise((res) => srv.close(res));
+  return port;
+}
+
+/** The synthetic NCBI in its own process (./synth-child.ts): its URL and each term's first PMIDs. */
+export interface SynthNcbi {
+  baseUrl: string;
+  pmids: Record<string, string[]>;
+  child: ChildProcess;
+}
+
+export async function startSynthNcbi(spec: SynthCorpusOptions): Promise<SynthNcbi> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(REPO_DIR, "bench", "lib", "synth-child.ts"), JSON.stringify(spec)],
+    { cwd: REPO_DIR, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const lines = createInterface({ input: child.stdout! });
+  const first = await new Promise<string>((resolve, reject) => {
+    lines.once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`synthetic NCBI exited with code ${code}`)));
+  });
+  lines.close();
+  return { ...(JSON.parse(first) as Omit<SynthNcbi, "child">), child };
 }

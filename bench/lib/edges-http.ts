@@ -5,24 +5,16 @@
  * each, the session must still answer a ping.
  */
 import { request } from "node:http";
-import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { alive, type RawOutcome } from "./edges-fuzz.js";
 import type { RawMessage } from "./edges-raw.js";
 import { ServerProcess } from "./edges-server.js";
+import { freePort } from "./child.js";
 
 const STARTUP_MS = 60_000;
 const MiB = 1024 * 1024;
-
-async function freePort(): Promise<number> {
-  const srv = createNetServer();
-  await new Promise<void>((res) => srv.listen(0, "127.0.0.1", res));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise((res) => srv.close(res));
-  return port;
-}
 
 async function waitForReady(url: string, server: ServerProcess): Promise<void> {
   const deadline = Date.now() + STARTUP_MS;

@@ -3,12 +3,11 @@
  * callers spread over them, for the rate-ceiling tests and the bench's `rate` section.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { REPO_DIR } from "./child.js";
+import { REPO_DIR, freePort } from "./child.js";
 
 export interface Replica {
   url: string;
@@ -19,14 +18,6 @@ export interface Replica {
 }
 
 const STARTUP_MS = 90_000;
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((res) => srv.listen(0, "127.0.0.1", res));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise((res) => srv.close(res));
-  return port;
-}
 
 /** Starts one server on a free loopback port and waits for /readyz. */
 export async function startReplica(env: Record<string, string>): Promise<Replica> {

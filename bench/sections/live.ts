@@ -11,7 +11,6 @@
  * and sync paths use (parseEFetchFast).
  * BENCH_SERVER_DIR=<another checkout> measures that checkout's server instead (before/after runs).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,7 +21,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CITATION_STYLES } from "../../src/eutils/cite.js";
 import { parseEFetch, parseEFetchFast } from "../../src/eutils/parse/efetch.js";
-import { REPO_DIR } from "../lib/child.js";
+import { REPO_DIR, startSynthNcbi, type SynthNcbi } from "../lib/child.js";
 import type { BenchOptions } from "../lib/options.js";
 import { emptySection, figure, ratio, repeat, timed, type SectionResult } from "../lib/stats.js";
 
@@ -37,11 +36,7 @@ interface Delay {
   samples: number;
 }
 
-interface Ncbi {
-  baseUrl: string;
-  pmids: Record<string, string[]>;
-  child: ChildProcess;
-}
+type Ncbi = SynthNcbi;
 
 async function startNcbi(): Promise<Ncbi> {
   const spec = {
@@ -51,18 +46,7 @@ async function startNcbi(): Promise<Ncbi> {
       { term: FETCH_TERM, count: 200, edatFrom: "2015-01-01", edatTo: "2024-12-31" },
     ],
   };
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", join(REPO_DIR, "bench", "lib", "synth-child.ts"), JSON.stringify(spec)],
-    { cwd: REPO_DIR, stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const lines = createInterface({ input: child.stdout! });
-  const first = await new Promise<string>((resolve, reject) => {
-    lines.once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`synthetic NCBI exited with code ${code}`)));
-  });
-  lines.close();
-  return { ...(JSON.parse(first) as Omit<Ncbi, "child">), child };
+  return startSynthNcbi(spec);
 }
 
 interface ServerRun {

@@ -11,17 +11,14 @@
  * thread (`corpusThread: "inline"`, the single-threaded server of old) as the baseline.
  * The synthetic NCBI runs in a child process (lib/synth-child.ts), off this loop.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { loadConfig } from "../../src/config.js";
 import { createSession } from "../../src/server.js";
 import { closeState, initState } from "../../src/state.js";
-import { REPO_DIR } from "../lib/child.js";
+import { startSynthNcbi, type SynthNcbi } from "../lib/child.js";
 import type { BenchOptions } from "../lib/options.js";
 import { emptySection, figure, quantile, ratio, type SectionResult } from "../lib/stats.js";
 import { pgliteDir } from "../lib/stores.js";
@@ -48,11 +45,7 @@ function delayMonitor() {
   };
 }
 
-interface Ncbi {
-  baseUrl: string;
-  pmids: Record<string, string[]>;
-  child: ChildProcess;
-}
+type Ncbi = SynthNcbi;
 
 async function startNcbi(records: number, seed: number): Promise<Ncbi> {
   const spec = {
@@ -62,18 +55,7 @@ async function startNcbi(records: number, seed: number): Promise<Ncbi> {
       { term: SEED_TERM, count: seed, edatFrom: "2015-01-01", edatTo: "2024-12-31" },
     ],
   };
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", join(REPO_DIR, "bench", "lib", "synth-child.ts"), JSON.stringify(spec)],
-    { cwd: REPO_DIR, stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const lines = createInterface({ input: child.stdout! });
-  const first = await new Promise<string>((resolve, reject) => {
-    lines.once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`synthetic NCBI exited with code ${code}`)));
-  });
-  lines.close();
-  return { ...(JSON.parse(first) as Omit<Ncbi, "child">), child };
+  return startSynthNcbi(spec);
 }
 
 interface Run {

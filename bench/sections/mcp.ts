@@ -6,7 +6,6 @@
  * stdio server. Servers run `src/main.ts` through tsx, as `npm run dev` does.
  */
 import { spawn } from "node:child_process";
-import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -18,7 +17,7 @@ import { createSynthCorpus } from "../../src/devtools/synth.js";
 import { startSynthServer } from "../../src/devtools/synth-server.js";
 import { createSession } from "../../src/server.js";
 import { closeState, initState } from "../../src/state.js";
-import { REPO_DIR } from "../lib/child.js";
+import { REPO_DIR, freePort } from "../lib/child.js";
 import type { BenchOptions } from "../lib/options.js";
 import { rssOfPidMb } from "../lib/rss.js";
 import { pgliteDir } from "../lib/stores.js";
@@ -26,14 +25,6 @@ import { emptySection, figure, ratio, timed, type SectionResult } from "../lib/s
 
 const MAIN = join(REPO_DIR, "src", "main.ts");
 const STARTUP_MS = 60_000;
-
-async function freePort(): Promise<number> {
-  const srv = createNetServer();
-  await new Promise<void>((res) => srv.listen(0, "127.0.0.1", res));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise((res) => srv.close(res));
-  return port;
-}
 
 /** /readyz, not /health: the corpus worker opens the stores after the server listens. */
 async function waitForReady(url: string): Promise<void> {
