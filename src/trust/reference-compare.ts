@@ -14,6 +14,7 @@ import {
   normalizeDoi,
   pageRange,
   titleSimilarity,
+  wordSimilarity,
   words,
 } from "./reference-text.js";
 
@@ -126,10 +127,16 @@ export function differences(ref: ParsedReference, a: Article): Field[] {
   return best!;
 }
 
-/** The best title similarity over the reference's readings. */
-export function bestTitleSimilarity(ref: ParsedReference, title: string): number {
-  if (!comparableTitle(ref)) return 0;
-  return Math.max(...readings(ref).map((r) => titleSimilarity(r.title ?? "", title)));
+/** Each reading's title as words, folded once for comparing with many records. */
+export function readingTitleWords(ref: ParsedReference): string[][] {
+  return comparableTitle(ref) ? readings(ref).map((r) => words(r.title ?? "")) : [];
+}
+
+/** The best title similarity over the reference's readings (`readingTitleWords`). */
+export function bestTitleSimilarity(readingWords: readonly string[][], title: readonly string[]) {
+  let best = 0;
+  for (const w of readingWords) best = Math.max(best, wordSimilarity(w, title));
+  return best;
 }
 
 /** The shortest title among the readings: every word of it is a title word. */

@@ -64,8 +64,11 @@ export function searchWords(title: string, max = 5): string[] {
 
 /** Dice coefficient of two titles' word multisets (0–1), on folded words. */
 export function titleSimilarity(a: string, b: string): number {
-  const wa = words(a);
-  const wb = words(b);
+  return wordSimilarity(words(a), words(b));
+}
+
+/** titleSimilarity of titles already folded to words (a caller comparing many pairs folds once). */
+export function wordSimilarity(wa: readonly string[], wb: readonly string[]): number {
   if (wa.length === 0 || wb.length === 0) return 0;
   const counts = new Map<string, number>();
   for (const w of wa) counts.set(w, (counts.get(w) ?? 0) + 1);
