@@ -65,7 +65,7 @@ const ON_NOTICE: Readonly<Record<string, NoticeType>> = {
 const linkKey = (refType: string): string => refType.replace(/[\s_-]+/g, "").toLowerCase();
 
 /** The notice a record-side link names: its type, or undefined for other links (Cites, CommentIn…). */
-export function noticeTypeOfLink(refType: string): NoticeType | undefined {
+function noticeTypeOfLink(refType: string): NoticeType | undefined {
   return ON_RECORD[linkKey(refType)];
 }
 
@@ -93,7 +93,7 @@ export function refSourceDate(refSource: string | null | undefined): string | un
  * The DOI a citation ends with: "Nature. 2020 Jun;582(7811):E1. doi: 10.1038/s41586-020-2289-6."
  * → "10.1038/s41586-020-2289-6" (PubMed's RefSource and Europe PMC's reference carry one lately).
  */
-export function refSourceDoi(refSource: string | null | undefined): string | undefined {
+function refSourceDoi(refSource: string | null | undefined): string | undefined {
   const m = /\bdoi:\s*(10\.\d{4,9}\/\S+)/i.exec(refSource ?? "");
   return m?.[1]?.replace(/[.,;]+$/, "");
 }
@@ -124,14 +124,6 @@ export function noticesFromArticle(a: Pick<Article, "publicationTypes" | "commen
     if (type) notices.push({ type });
   }
   return mergeNotices(notices);
-}
-
-/**
- * Notices from publication types alone (ESummary's PubType list, Europe PMC's pubTypeList), for
- * sources that carry no links.
- */
-export function noticesFromPublicationTypes(types: readonly string[]): Notice[] {
-  return noticesFromArticle({ publicationTypes: [...types], commentsCorrections: [] });
 }
 
 /**

@@ -27,9 +27,9 @@ import { mergeNotices, type Notice, type NoticeType } from "../eutils/notices.js
 import { normalizeDoi } from "./reference-text.js";
 
 /** DOIs per request: 50 filters of ~40 characters (~3 kB encoded) stay far below URL limits. */
-export const CROSSREF_BATCH = 50;
+const CROSSREF_BATCH = 50;
 /** DOIs asked about per call (pubmed_fetch's most records); more are left unasked. */
-export const CROSSREF_MAX_DOIS = 200;
+const CROSSREF_MAX_DOIS = 200;
 /** Crossref's largest page; a batch's notices fit in it (a work has a handful at most). */
 const MAX_ROWS = 1000;
 /** Crossref stops this long before the caller's deadline, so the answer still goes out. */

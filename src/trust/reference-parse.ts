@@ -363,7 +363,7 @@ function informalStyle(text: string): ParsedReference | null {
 }
 
 /** Strips list numbering: "1. ", "[12] ", "3) ". */
-export function stripNumbering(text: string): string {
+function stripNumbering(text: string): string {
   return text.replace(/^\s*(?:\[\d{1,4}\]|\d{1,4}[.)])\s+/, "");
 }
 

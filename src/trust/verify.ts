@@ -39,7 +39,7 @@ import { searchWords, words } from "./reference-text.js";
 
 export const MAX_REFERENCES = 100;
 /** One reference longer than this is a pasted document, not a reference. */
-export const MAX_REFERENCE_CHARS = 3_000;
+const MAX_REFERENCE_CHARS = 3_000;
 const INPUT_ECHO = 100;
 const SEARCH_CLAUSES = 20;
 const CITMATCH_LINES = 25;
@@ -94,7 +94,7 @@ function echo(text: string): string {
 }
 
 /** The references the caller sent, split where one string holds several. */
-export function readReferences(inputs: readonly string[]): { items: Item[]; split: boolean } {
+function readReferences(inputs: readonly string[]): { items: Item[]; split: boolean } {
   const items: Item[] = [];
   let split = false;
   for (const input of inputs) {
