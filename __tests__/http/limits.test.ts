@@ -4,6 +4,7 @@
  * with -32700 or -32600 as JSON-RPC 2.0 says, an over-size body 413 with a JSON-RPC error, and the
  * session answers the next request.
  */
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -89,7 +90,80 @@ describe("Streamable HTTP", () => {
     expect(await res.json()).toEqual(tooLarge);
     await alive();
   });
+
+  // Issue 45: a body far over the limit was sometimes met by a reset instead of the 413: the
+  // server destroyed the socket with the client's bytes still unread, and the reset made the
+  // client's kernel drop the 413 it had not read yet. A client that is slow to read (here: one
+  // that reads nothing while it sends) meets that every time.
+  it.each([
+    ["declared", true],
+    ["chunked", false],
+  ])(
+    "answers a 12 MiB %s body with a 413 a slow client can still read, and the session goes on",
+    async (_how, declared) => {
+      const answer = await postSlowReader(`${h.http.url}/mcp`, session, 12, declared);
+      expect(answer).toMatch(/^HTTP\/1\.1 413 [\s\S]*"code":-32600/);
+      await alive();
+    },
+    60_000,
+  );
 });
+
+/**
+ * POSTs a ping padded to `mib` MiB over a raw socket that reads nothing until the body is sent
+ * and 300 ms have passed (a busy client), then returns what it reads, or the error that ended it.
+ * `Connection: close`, so the answer ends with the connection.
+ */
+function postSlowReader(
+  url: string,
+  headers: Record<string, string>,
+  mib: number,
+  declared: boolean,
+): Promise<string> {
+  const { hostname, port } = new URL(url);
+  const head = `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"`;
+  const length = head.length + mib * 1024 * 1024 + 3;
+  const lines = [
+    "POST /mcp HTTP/1.1",
+    `Host: ${hostname}:${port}`,
+    "Content-Type: application/json",
+    "Accept: application/json, text/event-stream",
+    "Connection: close",
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    declared ? `Content-Length: ${length}` : "Transfer-Encoding: chunked",
+  ];
+  const piece = Buffer.alloc(1024 * 1024, "x");
+  const frame = (b: Buffer) =>
+    declared ? [b] : [Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from("\r\n")];
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    socket.pause();
+    let text = "";
+    socket.on("data", (d: Buffer) => (text += d.toString()));
+    socket.on("end", () => resolve(text));
+    socket.on("error", (err: NodeJS.ErrnoException) => resolve(text || `${err.code}`));
+    const parts = [
+      Buffer.from(`${lines.join("\r\n")}\r\n\r\n`),
+      ...frame(Buffer.from(head)),
+      ...Array.from({ length: mib }, () => frame(piece)).flat(),
+      ...frame(Buffer.from(`"}}`)),
+      ...(declared ? [] : [Buffer.from("0\r\n\r\n")]),
+    ];
+    const send = async () => {
+      for (const part of parts) {
+        if (socket.destroyed) break;
+        if (!socket.write(part)) {
+          await new Promise((r) => {
+            socket.once("drain", r);
+            socket.once("close", r);
+          });
+        }
+      }
+      setTimeout(() => socket.resume(), 300);
+    };
+    void send();
+  });
+}
 
 /** A raw legacy SSE stream: its /messages URL, and the messages it carries, in order. */
 async function openSse(baseUrl: string) {

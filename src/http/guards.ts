@@ -133,17 +133,15 @@ export async function readJsonBody(
 ): Promise<BodyResult> {
   const bytes = await readBounded(req, maxBytes);
   if (bytes === undefined) {
-    // Answer first, then drop the connection: destroying it outright would leave the client
-    // with a bare ECONNRESET instead of a 413 it can understand.
-    req.pause();
-    res.setHeader("Connection", "close");
+    const drained = await discardRest(req);
+    if (!drained) res.setHeader("Connection", "close");
     sendRpcError(
       res,
       413,
       INVALID_REQUEST,
       `Payload Too Large: the request body exceeds ${maxBytes} bytes, the most one message may hold. Send smaller arguments: split a long list over several calls.`,
     );
-    res.once("finish", () => req.destroy());
+    if (!drained) res.once("finish", () => req.destroy());
     return { ok: false };
   }
   try {
@@ -157,6 +155,45 @@ export async function readJsonBody(
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
+/** The most of a refused body read and thrown away so that its sender can read the 413. */
+const DRAIN_MAX_BYTES = 128 * 1024 * 1024;
+/** How long a refused body may take to arrive before the connection is dropped. */
+const DRAIN_MAX_MS = 10_000;
+
+/**
+ * Reads the rest of a refused body and throws it away, so that the 413 goes out after it and the
+ * connection can serve the client's next request. Answering first and closing while the client
+ * is still sending makes the kernel answer with a reset that often arrives before the 413: a
+ * client slow to read saw ECONNRESET or EPIPE instead of the answer. False past DRAIN_MAX_BYTES
+ * or DRAIN_MAX_MS: the connection is then answered and dropped.
+ */
+function discardRest(req: IncomingMessage): Promise<boolean> {
+  if (req.complete) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    let size = 0;
+    const done = (drained: boolean) => {
+      clearTimeout(timer);
+      req.off("data", count);
+      req.off("end", ended);
+      req.off("close", closed);
+      if (!drained) req.pause();
+      resolve(drained);
+    };
+    const count = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > DRAIN_MAX_BYTES) done(false);
+    };
+    const ended = () => done(true);
+    const closed = () => done(false);
+    const timer = setTimeout(() => done(false), DRAIN_MAX_MS);
+    timer.unref();
+    req.on("data", count);
+    req.once("end", ended);
+    req.once("close", closed);
+    req.resume();
+  });
+}
+
 /** The body's bytes, or undefined once they are known to exceed `maxBytes`. */
 function readBounded(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
   if (Number(req.headers["content-length"] ?? 0) > maxBytes) return Promise.resolve(undefined);
@@ -167,6 +204,7 @@ function readBounded(req: IncomingMessage, maxBytes: number): Promise<Buffer | u
       size += chunk.length;
       if (size > maxBytes) {
         req.off("data", onData);
+        chunks.length = 0;
         resolve(undefined);
       } else chunks.push(chunk);
     };
