@@ -27,6 +27,11 @@ const url = z.url({ error: "must be an http(s) URL" }).refine((u) => /^https?:\/
 
 /** Crossref's REST API (https://api.crossref.org/swagger-ui/index.html). */
 export const DEFAULT_CROSSREF_BASE_URL = "https://api.crossref.org";
+/**
+ * The most bytes of JSON text one tool answer holds (docs/configuration.md, "Answer size"):
+ * 256 KiB, about 64,000 tokens, a fair share of a model's context for one call.
+ */
+export const DEFAULT_MAX_ANSWER_BYTES = 256 * 1024;
 export const DEFAULT_IDCONV_BASE_URL = "https://pmc.ncbi.nlm.nih.gov/tools/idconv/api/v1/articles/";
 
 const envSchema = z.object({
@@ -86,6 +91,7 @@ const envSchema = z.object({
   MCP_SESSION_IDLE_SECONDS: int(10, 7 * 86_400).default(1800),
   MCP_MAX_SESSIONS: int(1, 100_000).default(1000),
   MCP_READ_ONLY: bool.default(false),
+  MCP_MAX_ANSWER_BYTES: int(16_384, 64 * 1024 * 1024).default(DEFAULT_MAX_ANSWER_BYTES),
   LOG_LEVEL: z
     .enum(["error", "warn", "info", "http", "verbose", "debug", "silly"], {
       error: "must be one of error, warn, info, http, verbose, debug, silly",
@@ -149,6 +155,8 @@ export interface Config {
   transport: "stdio" | "http";
   http: HttpConfig;
   readOnly: boolean;
+  /** MCP_MAX_ANSWER_BYTES: the ceiling on every tool's answer (src/tools/answer.ts). */
+  maxAnswerBytes: number;
   logLevel: string;
 }
 
@@ -231,6 +239,7 @@ export function loadConfig(env: Env = process.env, overrides: Env = {}): Config 
     transport: e.MCP_TRANSPORT,
     http,
     readOnly: e.MCP_READ_ONLY,
+    maxAnswerBytes: e.MCP_MAX_ANSWER_BYTES,
     logLevel: e.LOG_LEVEL,
   };
   return deepFreeze(config);

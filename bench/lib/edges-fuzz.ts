@@ -20,6 +20,8 @@ export interface CallRecord {
   requestBytes: number;
   /** 0 when no answer came. */
   answerBytes: number;
+  /** The result's content as the answer ceiling counts it: text blocks and data (0: none). */
+  contentBytes: number;
   /** "ok", an envelope code, "JSON-RPC <code>", "no answer (timeout)" or "client: …". */
   outcome: string;
   excerpt?: string;
@@ -40,8 +42,12 @@ export async function measuredCall(
   lines.tag(params, tag);
   const t0 = performance.now();
   let failure: unknown;
+  let contentBytes = 0;
   try {
-    await client.callTool(params, undefined, { timeout: CALL_TIMEOUT_MS });
+    const res = await client.callTool(params, undefined, { timeout: CALL_TIMEOUT_MS });
+    for (const block of res.content as { text?: string; data?: string }[]) {
+      contentBytes += Buffer.byteLength(block.text ?? "") + (block.data?.length ?? 0);
+    }
   } catch (err) {
     failure = err;
   }
@@ -56,6 +62,7 @@ export async function measuredCall(
     tool,
     requestBytes: size?.request ?? 0,
     answerBytes: size?.answer ?? 0,
+    contentBytes,
     outcome,
     ...(size?.excerpt || failure ? { excerpt: size?.excerpt ?? excerpt(failure) } : {}),
     ms,

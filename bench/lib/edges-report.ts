@@ -7,6 +7,8 @@ import { fmt } from "./table.js";
 
 export interface EdgesRun {
   calls: CallRecord[];
+  /** Each tool's answer ceiling in bytes of content (src/tools/answer.ts). */
+  ceilings: Record<string, number>;
   /**
    * The server's memory after every tenth of the calls (no GC first): RSS, the main thread's JS
    * heap and external memory, and its worker threads' heaps and external memory together.
@@ -55,6 +57,9 @@ const refused = (c: CallRecord) =>
 const isUnknown = (outcome: string) => outcome === "UNKNOWN" || outcome === "JSON-RPC -32603";
 const overBound = (c: CallRecord) =>
   refused(c) && c.answerBytes > Math.max(INVALID_FLOOR_BYTES, 2 * c.requestBytes);
+/** Answers whose content passed their tool's ceiling. */
+const overCeiling = (r: EdgesRun) =>
+  r.calls.filter((c) => c.contentBytes > (r.ceilings[c.tool] ?? Infinity));
 const slug = (s: string) =>
   s
     .toLowerCase()
@@ -103,6 +108,12 @@ export function edgesFigures(out: SectionResult, r: EdgesRun): void {
     "largest answer to a refused call",
     "kB",
     (invalid[0]?.answerBytes ?? 0) / KB,
+  );
+  f(
+    "over_ceiling",
+    "answers whose content passed their tool's ceiling (goal 0)",
+    "calls",
+    overCeiling(r).length,
   );
   f(
     "invalid_over_bound",
@@ -277,6 +288,7 @@ export function goalLines(r: EdgesRun): string[] {
   const rows: (readonly [string, string, boolean])[] = [
     ["0 UNKNOWN", `${unknown}`, unknown === 0],
     ["every call answered", `${silent} unanswered`, silent === 0],
+    ["no answer over its ceiling", `${overCeiling(r).length} over`, overCeiling(r).length === 0],
     ["no refusal over max(64 kB, 2 × request)", `${over} over`, over === 0],
     ...delays.flatMap(([what, loop]) => [
       atMost(`loop delay p99 (${what})`, loop.delayP99Ms, "ms", 20),

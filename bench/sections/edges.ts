@@ -17,7 +17,9 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { DEFAULT_MAX_ANSWER_BYTES } from "../../src/config.js";
 import { MAX_STDIO_LINE_BYTES } from "../../src/protocol/stdio.js";
+import { TOOLS } from "../../src/tools/index.js";
 import { REPO_DIR } from "../lib/child.js";
 import { demoSeeds, validCall, type ToolSchema } from "../lib/edges-calls.js";
 import { alive, measuredCall, pinger, runFuzz, runRawStdio } from "../lib/edges-fuzz.js";
@@ -29,6 +31,14 @@ import type { BenchOptions } from "../lib/options.js";
 import { emptySection, type SectionResult } from "../lib/stats.js";
 
 const SEED = 45;
+
+/** Each tool's answer ceiling in this checkout (src/tools/answer.ts), for the server's setting. */
+function answerCeilings(setting: string | undefined): Record<string, number> {
+  const global = setting ? Number(setting) : DEFAULT_MAX_ANSWER_BYTES;
+  return Object.fromEntries(
+    TOOLS.map((t) => [t.name, Math.min(t.maxAnswerBytes ?? Infinity, global)]),
+  );
+}
 const say = (text: string) => process.stderr.write(`${text}\n`);
 
 async function startNcbi() {
@@ -152,6 +162,7 @@ export async function edgesSection(o: BenchOptions): Promise<SectionResult> {
 
     const report: EdgesRun = {
       calls: records,
+      ceilings: answerCeilings((env as Record<string, string>).MCP_MAX_ANSWER_BYTES),
       series,
       fuzzS,
       pings,

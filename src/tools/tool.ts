@@ -9,6 +9,7 @@ import { z } from "zod";
 import { abortedCall, AppError, StoreError, toEnvelope } from "../errors.js";
 import { setDeadline } from "../eutils/limiter.js";
 import { getConfig } from "../state.js";
+import { fitAnswer, moreSchema, type Pages } from "./answer.js";
 import { validateArgs } from "./validate.js";
 
 export interface ToolAnnotations {
@@ -47,11 +48,28 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   execute: (args: z.output<S>, ctx: ToolContext) => Promise<z.output<O>>;
   /** Content blocks after the result's JSON text block (pubmed_trend's chart). */
   moreContent?: (result: z.output<O>) => Promise<Content>;
+  /**
+   * The most bytes this tool's answer may hold, below MCP_MAX_ANSWER_BYTES (the lower one
+   * applies). Absent: MCP_MAX_ANSWER_BYTES alone. See src/tools/answer.ts.
+   */
+  maxAnswerBytes?: number;
+  /** How the result splits into records, for an answer over its ceiling to page (`more`). */
+  pages?: Pages;
+  /** What to ask for instead when an answer cannot fit, e.g. "ask for fewer pmids". */
+  narrower?: string;
 }
 
+/** The tool as registered: a paged tool's output declares `more` (src/tools/answer.ts). */
 export const defineTool = <S extends z.ZodObject, O extends z.ZodObject = z.ZodObject>(
   tool: ToolDef<S, O>,
-): ToolDef<S, O> => tool;
+): ToolDef<S, O> =>
+  tool.pages && tool.output
+    ? { ...tool, output: tool.output.extend({ more: moreSchema.optional() }) as unknown as O }
+    : tool;
+
+/** The ceiling on a tool's answer in bytes of JSON text: its own, or MCP_MAX_ANSWER_BYTES. */
+export const answerCeiling = (tool: Pick<ToolDef, "maxAnswerBytes">): number =>
+  Math.min(tool.maxAnswerBytes ?? Infinity, getConfig().maxAnswerBytes);
 
 /**
  * The error envelope as text only. A tool with an outputSchema must not put the envelope in
@@ -63,12 +81,26 @@ export function errorResult(err: unknown): ContentResult {
   return { content: [{ type: "text", text: JSON.stringify(toEnvelope(err)) }], isError: true };
 }
 
-export function jsonResult(value: object, more: Content = []): ContentResult {
+export function jsonResult(
+  value: object,
+  more: Content = [],
+  text = JSON.stringify(value),
+): ContentResult {
   return {
-    content: [{ type: "text", text: JSON.stringify(value) }, ...more],
+    content: [{ type: "text", text }, ...more],
     structuredContent: value as Record<string, unknown>,
   };
 }
+
+/** Bytes of content blocks beside the JSON text (a chart's SVG text or image data). */
+const contentBytes = (content: Content) =>
+  content.reduce(
+    (sum, block) =>
+      sum +
+      ("text" in block && typeof block.text === "string" ? Buffer.byteLength(block.text) : 0) +
+      ("data" in block && typeof block.data === "string" ? block.data.length : 0),
+    0,
+  );
 
 /**
  * The advertised JSON Schema, trimmed: zod's integer bounds at ±2^53−1 say nothing a client needs,
@@ -158,7 +190,9 @@ export async function runTool(
   try {
     const args = validateArgs(tool, raw);
     const result = await tool.execute(args, { signal, reportProgress: call.reportProgress });
-    return jsonResult(result, await tool.moreContent?.(result));
+    const more = (await tool.moreContent?.(result)) ?? [];
+    const fitted = fitAnswer(tool, args, result, answerCeiling(tool), contentBytes(more));
+    return jsonResult(fitted.value, more, fitted.text);
   } catch (err) {
     // Work stopped by the abort throws whatever the abort carried (possibly the client's bare
     // cancel reason); typed errors raised on the way out keep their own message.

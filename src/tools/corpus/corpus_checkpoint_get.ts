@@ -16,6 +16,7 @@ export const corpusCheckpointGet = defineTool({
   parameters: z.object({
     query_key: queryKeySchema().describe("The saved query's key."),
   }),
+  maxAnswerBytes: 4096,
   output: z.object({
     query_key: z.string(),
     last_edat: z.string().nullable(),

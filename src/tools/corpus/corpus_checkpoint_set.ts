@@ -33,6 +33,7 @@ export const corpusCheckpointSet = defineTool({
       )
       .describe('New checkpoint, ISO-8601, e.g. "2024-01-01T00:00:00Z".'),
   }),
+  maxAnswerBytes: 4096,
   output: z.object({ ok: z.boolean() }),
   execute: (args, { signal }) => writeCheckpoint(args.query_key, args.last_edat, signal),
 });

@@ -35,6 +35,7 @@ export const pubmedSyncDelta = defineTool({
       "Most records this call processes; call again to continue.",
     ),
   }),
+  narrower: "Sync a narrower term.",
   output: z.object({
     job_id: z.string(),
     inserted: count,

@@ -29,6 +29,7 @@ export const ragGet = defineTool({
       )
       .describe('The paper\'s doc_id from rag_search, e.g. "pmid:31452104".'),
   }),
+  narrower: "Read the paper in parts with pubmed_fulltext instead.",
   output: z.object({
     doc_id: z.string(),
     title: z.string(),

@@ -54,6 +54,7 @@ export const ragSearch = defineTool({
       "Also return each passage's chunk uuid (its vector-store point id).",
     ),
   }),
+  narrower: "Ask for a smaller top_k.",
   output: z.object({
     results: z.array(
       z.object({

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { europePmcSearchSchema } from "../../literature/europepmc.js";
 import { EUROPE_PMC_SOURCES, europePmcSearch } from "../../literature/services.js";
 import { READ_ONLY_LIVE, maxChars, numeric, requiredText } from "../params.js";
-import { defineTool } from "../tool.js";
+import { answerCeiling, defineTool } from "../tool.js";
 
 /**
  * The longest query: Europe PMC is searched by GET, and a URL much past 8 KB is refused on the
@@ -16,6 +16,19 @@ const SORT = {
   cited: "CITED desc",
   newest: "P_PDATE_D desc",
 } as const;
+
+/** Bytes a hit may take beside its abstract (ids, title, authors, journal, flags, notices). */
+const HIT_BYTES = 2_000;
+
+/**
+ * The page size that fits the answer's ceiling (src/tools/answer.ts): a page of 100 hits with
+ * 5,000-character abstracts would be some 600 kB. Asked for more, the page is smaller and the
+ * cursor pages on from where it ends.
+ */
+function fittingPageSize(args: { pageSize: number; resultType: string; abstractChars: number }) {
+  const perHit = HIT_BYTES + (args.resultType === "core" ? Math.ceil(args.abstractChars * 1.5) : 0);
+  return Math.max(1, Math.min(args.pageSize, Math.floor(answerCeiling({}) / perHit)));
+}
 
 export const europepmcSearch = defineTool({
   name: "europepmc_search",
@@ -60,14 +73,22 @@ export const europepmcSearch = defineTool({
     sort: z.enum(["relevance", "cited", "newest"]).default("relevance").describe("Order of hits."),
   }),
   output: europePmcSearchSchema,
-  execute: (args, { signal }) =>
-    europePmcSearch(args.query, {
+  narrower: "Ask for a smaller pageSize or abstractChars.",
+  execute: async (args, { signal }) => {
+    const pageSize = fittingPageSize(args);
+    const page = await europePmcSearch(args.query, {
       signal,
       sources: args.sources ? [...new Set(args.sources)] : undefined,
       cursorMark: args.cursorMark,
-      pageSize: args.pageSize,
+      pageSize,
       resultType: args.resultType,
       abstractChars: args.abstractChars,
       sort: SORT[args.sort],
-    }),
+    });
+    if (pageSize === args.pageSize) return page;
+    const note =
+      `pageSize ${args.pageSize} lowered to ${pageSize}: more hits would pass the answer's ` +
+      `ceiling of ${answerCeiling({})} bytes (MCP_MAX_ANSWER_BYTES); nextCursorMark pages on.`;
+    return { ...page, warnings: [...(page.warnings ?? []), note] };
+  },
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ENTITY_TYPES, annotatedArticleSchema } from "../../literature/pubtator.js";
 import { PUBTATOR_MAX_PMIDS, pubtatorExport } from "../../literature/services.js";
 import { READ_ONLY_LIVE, flag, numeric, pmidListSchema } from "../params.js";
+import { arrayPages, sameArguments } from "../answer.js";
 import { defineTool } from "../tool.js";
 
 const annotationsOutput = z.object({
@@ -37,6 +38,10 @@ export const pubmedAnnotations = defineTool({
     ),
   }),
   output: annotationsOutput,
+  pages: arrayPages("articles", (args, omitted) =>
+    sameArguments(args, { pmids: omitted.map((a) => (a as { pmid: string }).pmid) }),
+  ),
+  narrower: "Ask for fewer pmids, fewer types or a smaller maxEntities.",
   execute: async (args, { signal }) => {
     const pmids = [...new Set(args.pmids)];
     const { articles, notFound } = await pubtatorExport(pmids, args.fullText, {

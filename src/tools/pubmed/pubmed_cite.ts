@@ -4,6 +4,7 @@ import { resolvePmids } from "../../literature/resolve-pmids.js";
 import { citePubmed } from "../../pubmed/cite.js";
 import { doiListSchema, pmcidListSchema } from "../id-params.js";
 import { READ_ONLY_LIVE, pmidListSchema } from "../params.js";
+import { arrayPages, sameArguments } from "../answer.js";
 import { defineTool } from "../tool.js";
 
 export const pubmedCite = defineTool({
@@ -41,6 +42,11 @@ export const pubmedCite = defineTool({
     /** pmcids or dois asked for that have no PMID. */
     unresolvedIds: z.array(z.string()).optional(),
   }),
+  pages: arrayPages("citations", (args, omitted) => {
+    const { pmcids: _pmcids, dois: _dois, ...kept } = args;
+    return sameArguments(kept, { pmids: omitted.map((c) => (c as { pmid: string }).pmid) });
+  }),
+  narrower: "Ask for fewer pmids or fewer styles.",
   execute: async (args, { signal }) => {
     const ids = await resolvePmids(args, signal);
     const out = await citePubmed(ids.pmids, [...new Set(args.styles)], signal);

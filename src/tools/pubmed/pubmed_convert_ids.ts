@@ -2,6 +2,7 @@ import { z } from "zod";
 import { MAX_IDS_PER_CALL, convertedIdSchema, doiOf } from "../../literature/idconv.js";
 import { convertIds } from "../../literature/services.js";
 import { MAX_ID_CHARS, READ_ONLY_LIVE, maxChars, textOrNumber } from "../params.js";
+import { arrayPages, sameArguments } from "../answer.js";
 import { defineTool } from "../tool.js";
 
 /** A number, or a string of ids separated by commas or spaces (one DOI stays whole), is a list. */
@@ -35,6 +36,9 @@ export const pubmedConvertIds = defineTool({
       .describe('PMIDs, PMCIDs, DOIs or manuscript ids, e.g. ["20516115", "10.1038/ng.590"].'),
   }),
   output: z.object({ records: z.array(convertedIdSchema) }),
+  pages: arrayPages("records", (args, omitted) =>
+    sameArguments(args, { ids: omitted.map((r) => (r as { input: string }).input) }),
+  ),
   execute: async (args, { signal }) => ({
     records: await convertIds(args.ids, { signal }),
   }),

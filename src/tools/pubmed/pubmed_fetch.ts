@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { resolvePmids } from "../../literature/resolve-pmids.js";
 import { fetchPubmed } from "../../pubmed/fetch.js";
+import { fetchPages } from "../../pubmed/fetch-pages.js";
 import { doiListSchema, pmcidListSchema } from "../id-params.js";
 import { articleSchema } from "../outputs.js";
 import {
@@ -11,6 +12,7 @@ import {
   pmidListSchema,
   textOrNumber,
 } from "../params.js";
+import type { Pages } from "../answer.js";
 import { defineTool } from "../tool.js";
 
 /** NCBI's WebEnv strings are under 100 characters; room for a longer form, no more. */
@@ -84,6 +86,8 @@ export const pubmedFetch = defineTool({
       error: "give one of pmids, pmcids, dois or webEnv/queryKey, not several",
     }),
   output: fetchOutput,
+  pages: fetchPages as Pages,
+  narrower: 'Ask for fewer records, or for detailLevel "citation_data".',
   execute: async (args, { signal }) => {
     const ids = idLists(args) > 0 ? await resolvePmids(args, signal) : undefined;
     // src/pubmed/article-output.ts builds what articleSchema declares;

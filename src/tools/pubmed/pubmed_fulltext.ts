@@ -5,6 +5,7 @@ import { fulltextOutputSchema } from "../../literature/fulltext-output.js";
 import type { RequestedId } from "../../literature/identity.js";
 import { doiListSchema, pmcidListSchema } from "../id-params.js";
 import { READ_ONLY_LIVE, flag, maxChars, numeric, pmidListSchema } from "../params.js";
+import { arrayPages, sameArguments } from "../answer.js";
 import { defineTool } from "../tool.js";
 
 const MAX = FULLTEXT_MAX_IDS;
@@ -49,6 +50,11 @@ export const pubmedFulltext = defineTool({
       error: "give exactly one of pmids, pmcids or dois",
     }),
   output: fulltextOutputSchema,
+  pages: arrayPages("results", (args, omitted) => {
+    const list = args.pmids ? "pmids" : args.pmcids ? "pmcids" : "dois";
+    return sameArguments(args, { [list]: omitted.map((r) => (r as { id: string }).id) });
+  }),
+  narrower: 'Ask for fewer ids, a smaller maxCharacters, some sections, or mode "outline".',
   execute: async (args, { signal }) => {
     const ids: RequestedId[] = [
       ...(args.pmids ?? []).map((value) => ({ type: "pmid" as const, value })),

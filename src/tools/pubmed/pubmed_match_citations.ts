@@ -37,6 +37,7 @@ export const pubmedMatchCitations = defineTool({
       .max(25, { error: "must list at most 25 citations; split the list" })
       .describe("Citations to match."),
   }),
+  narrower: "Send fewer citations.",
   output: z.object({
     results: z.array(
       z.object({

@@ -29,6 +29,7 @@ export const pubmedMesh = defineTool({
     ),
     maxResults: numeric(z.int().min(1).max(20).default(3)).describe("Records to describe (1–20)."),
   }),
+  narrower: "Ask for a smaller maxResults.",
   output: meshOutput,
   execute: async ({ term, maxResults }, { signal }) => {
     const found = await meshLookup(term, { signal, maxRecords: maxResults });

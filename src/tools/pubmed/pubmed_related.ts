@@ -23,6 +23,7 @@ export const pubmedRelated = defineTool({
       "Articles to return (1–100).",
     ),
   }),
+  narrower: "Ask for a smaller maxResults.",
   output: z.object({
     sourcePmid: z.string(),
     relationship: z.enum(RELATIONSHIPS),

@@ -57,6 +57,7 @@ export const pubmedSearch = defineTool({
       "Also return brief summaries for this many of the first PMIDs (0–100).",
     ),
   }),
+  narrower: "Ask for fewer results (maxResults) or brief summaries (fetchBriefSummaries).",
   output: z.object({
     effectiveQuery: z.string(),
     totalFound: count,

@@ -13,6 +13,9 @@ export const pubmedSpell = defineTool({
   parameters: z.object({
     query: requiredText(MAX_QUERY_CHARS).describe("Query to check."),
   }),
+  /** 10,000 characters echoed twice, each at most a 6-byte escape. */
+  maxAnswerBytes: 128 * 1024,
+  narrower: "Send a shorter query.",
   output: z.object({ original: z.string(), corrected: z.string(), hasSuggestion: z.boolean() }),
   execute: (args, { signal }) => spellCheck(args.query, signal),
 });

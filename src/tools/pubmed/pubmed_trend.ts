@@ -25,6 +25,7 @@ export const pubmedTrend = defineTool({
     .refine((a) => a.endYear - a.startYear < MAX_SPAN, {
       error: `the span must be at most ${MAX_SPAN} years`,
     }),
+  narrower: "Ask for a shorter range of years.",
   output: z.object({
     query: z.string(),
     counts: z.array(z.object({ year: z.int(), count })),

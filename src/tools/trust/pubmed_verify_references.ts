@@ -59,6 +59,7 @@ export const pubmedVerifyReferences = defineTool({
           "or one-per-line list, or a BibTeX/RIS block, is split.",
       ),
   }),
+  narrower: "Send fewer references per call.",
   output: z.object({
     results: z.array(
       z.object({
