@@ -57,6 +57,10 @@ const LIMITS = `- NCBI allows 3 requests/s without an API key and 10 with one; t
   shrink it), and PubTator is asked at most 3 times a second.
 - Answers are compact: empty fields are left out, dates are ISO-8601; \`rag_search\` returns 10 papers
   unless \`top_k\` says otherwise (up to 100), and a chunk \`uuid\` only with \`include_uuid\`.
+- Every answer holds at most \`MCP_MAX_ANSWER_BYTES\` (256 KiB by default) of JSON text. A list too
+  long for one answer (\`pubmed_fetch\`, \`pubmed_cite\`, \`pubmed_fulltext\`, \`pubmed_annotations\`,
+  \`pubmed_convert_ids\`) comes with \`more: {omitted, arguments}\`: call the same tool with
+  \`arguments\` for the rest. Arguments hold at most 1 MiB, nested at most 32 levels.
 - Identical live calls are answered from a cache (EInfo and records for a day, searches for an hour).
 - Errors come back as a tool result \`{"error": {"code", "message", "details"}}\` saying how to fix the call
   (\`arguments\` must be a JSON object; a parameter name the tool does not have is refused with
