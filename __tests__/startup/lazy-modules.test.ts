@@ -137,8 +137,9 @@ describe("stdio start-up", () => {
       expect(cite.isError).toBe(false);
       expect(cite.json).toMatchObject({ citations: [{ pmid: "31452104" }] });
     });
-    // The recorder hooks this thread only: citation-js loads in src/eutils/live-thread.ts's thread.
-    expect(loadedOf(urls)).toEqual(["vega", "vega-lite", "xml2js"]);
+    // The recorder hooks this thread only: citation-js and Vega (the chart) load in
+    // src/eutils/live-thread.ts's thread.
+    expect(loadedOf(urls)).toEqual(["xml2js"]);
   }, 60_000);
 
   it("never loads the corpus stores on the MCP thread: a corpus call opens them in the worker", async () => {

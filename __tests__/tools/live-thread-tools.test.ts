@@ -1,7 +1,8 @@
 /**
- * pubmed_cite and pubmed_fetch keep the MCP loop free (issue 45, finding 5): citation-js loads,
- * builds its engines and renders in the live thread (src/eutils/live-thread.ts), and a long EFetch
- * reply is parsed there. On the loop, a fresh process's 50 × 6 pubmed_cite blocked it for seconds
+ * pubmed_cite, pubmed_fetch and pubmed_trend keep the MCP loop free (issue 45, finding 5):
+ * citation-js loads, builds its engines and renders in the live thread
+ * (src/eutils/live-thread.ts), a long EFetch reply is parsed there, and Vega draws the trend chart
+ * there. On the loop, a fresh process's 50 × 6 pubmed_cite blocked it for seconds
  * (1.5–7 s: loading citation-js and building APA's engine alone take more than one). Through a real
  * MCP client (the server in this process, so the loop measured is the server's), against the
  * synthetic NCBI.
@@ -12,6 +13,8 @@ import { articleSetXml } from "../../src/devtools/synth-xml.js";
 import { CITATION_STYLES, formatCitations } from "../../src/eutils/cite.js";
 import { liveThread } from "../../src/eutils/live-thread.js";
 import { parseEFetchFast } from "../../src/eutils/parse/efetch.js";
+import { renderTrendSvg } from "../../src/pubmed/chart.js";
+import type { TrendOutput } from "../../src/pubmed/trend.js";
 import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
 import { useSynthNcbi } from "../helpers/synth-ncbi.js";
 
@@ -25,7 +28,8 @@ describe("live tools off the MCP loop", () => {
   });
   let h: Harness;
   beforeEach(async () => {
-    h = await startHarness({ fake: ncbi.fake });
+    // Answers as large as 200 articles (some 700 kB): the parse under test, not the paging.
+    h = await startHarness({ fake: ncbi.fake, env: { MCP_MAX_ANSWER_BYTES: String(4 << 20) } });
   });
   afterEach(() => h.close());
   const pmids = (from: number, to: number) => ncbi.corpus.pmidsFor(TERM).slice(from, to);
@@ -82,5 +86,25 @@ describe("live tools off the MCP loop", () => {
     const got = (out.json as { articles: { pmid: string; title: string }[] }).articles;
     const expected = parseEFetchFast(articleSetXml(ncbi.corpus.records(asked)));
     expect(got.map((a) => [a.pmid, a.title])).toEqual(expected.map((a) => [a.pmid, a.title]));
+  });
+
+  it("pubmed_trend draws its chart in the thread, byte for byte as renderTrendSvg draws it here", async () => {
+    await liveThread().close(); // so that only this call's chart can start it
+    const out = await callTool(h.client, "pubmed_trend", {
+      query: TERM,
+      startYear: 2018,
+      endYear: 2025,
+    });
+    expect(out.isError).toBe(false);
+    expect(liveThread().threadId).toBeGreaterThan(0);
+    const trend = out.json as TrendOutput;
+    expect(trend.counts.map((c) => c.year)).toEqual([
+      2018, 2019, 2020, 2021, 2022, 2023, 2024, 2025,
+    ]);
+    expect(out.content[1]).toEqual({
+      type: "image",
+      mimeType: "image/svg+xml",
+      data: Buffer.from(await renderTrendSvg(trend.query, trend.counts)).toString("base64"),
+    });
   });
 });

@@ -9,6 +9,7 @@
  * reply with its <body> replaced by PMC's comment).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from "@jest/globals";
+import { liveThread } from "../../src/eutils/live-thread.js";
 import type { FulltextOutput, FulltextResult } from "../../src/literature/fulltext-output.js";
 import { rateLimitReply, startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
 import {
@@ -157,6 +158,13 @@ describeLiterature("pubmed_fulltext on recorded articles", () => {
     }
     expect(full.article?.truncated).toBeUndefined();
     expect(countedCharacters(full)).toBe(t?.totalCharacters);
+  });
+
+  it("parses a long article's JATS in the live thread, not on the MCP loop", async () => {
+    await liveThread().close(); // so that only this call's parse can start it
+    const r = only(await read({ pmcids: ["PMC3299399"] }));
+    expect(r).toMatchObject({ id: "PMC3299399", source: "pmc" });
+    expect(liveThread().threadId).toBeGreaterThan(0);
   });
 
   it("outlines an article (titles and sizes, no text) and returns the sections asked for", async () => {

@@ -1,7 +1,9 @@
 /**
  * The live tools' heavy work in a thread of their own, off the MCP loop (issue "Bounded at every
  * edge": a 50 × 6 pubmed_cite blocked the loop 1.3–7 s, the parse of a 200-record EFetch reply a
- * few hundred ms, and every session with it). Two kinds of work, in ./live-worker.ts:
+ * few hundred ms, and every session with it; issue 45: the JATS of an article 30–90 ms, of the
+ * longest some 1 s, a trend chart 20–30 ms, the first 0.3 s). Four kinds of work, in
+ * ./live-worker.ts:
  * - citations (citation-js: loading it, building its style engines, rendering): one call at a
  *   time, record by record, at most MAX_WAITING_CITATIONS calls waiting here behind it. A call
  *   whose signal aborts rejects at once with the abort's reason; waiting, it is dropped, running,
@@ -11,14 +13,23 @@
  *   thread fails to parse (or still had when it died) is parsed again here: the same articles, or
  *   the same error with its own class (UpstreamError, EntrezError, RateLimitError), as
  *   ./prepare-thread.ts in the corpus does.
+ * - JATS full text of JATS_IN_THREAD_CHARS or more, parsed by parseJats (../literature/jats.ts)
+ *   there, and every pubmed_trend chart (../pubmed/chart.ts: its cost does not depend on the
+ *   years drawn, and Vega loads there, not here). One at a time, in the order sent. A call whose
+ *   signal aborts rejects at once and, not yet started, is dropped there. Errors keep their class
+ *   (the thread sends the code); if the thread dies, the call fails with an InvariantError: a
+ *   reply that may have killed it is not tried again here.
  *
- * The thread starts on first use and stays (citation-js's engines stay built) until it has been
- * idle IDLE_MS; it is referenced only while it has work, so it never keeps the process alive. It
- * runs at the process's priority: its work is a live call's (the corpus threads lower theirs).
+ * The thread starts on first use and stays (citation-js's engines, Vega, stay built) until it has
+ * been idle IDLE_MS; it is referenced only while it has work, so it never keeps the process alive.
+ * It runs at the process's priority: its work is a live call's (the corpus threads lower theirs).
  */
 import type { Worker } from "node:worker_threads";
-import { InvariantError, RateLimitError } from "../errors.js";
+import { InvariantError, RateLimitError, UpstreamError, type ErrorCode } from "../errors.js";
+import type { JatsDocument } from "../literature/fulltext-types.js";
+import { parseJats as parseJatsHere } from "../literature/jats.js";
 import { log } from "../log.js";
+import type { YearCount } from "../pubmed/chart.js";
 import { startThread } from "../threads.js";
 import type { BodyParser } from "./client.js";
 import type { CitationStyle } from "./cite.js";
@@ -28,10 +39,21 @@ import type { Article } from "./types.js";
 export type ToLiveThread =
   | { type: "cite"; id: number; articles: readonly Article[]; styles: readonly CitationStyle[] }
   | { type: "parse"; id: number; xml: string }
+  | { type: "jats"; id: number; xml: string; service: string }
+  | { type: "chart"; id: number; query: string; counts: readonly YearCount[] }
   | { type: "cancel"; id: number };
 export type FromLiveThread =
   | { id: number; ok: true; value: unknown }
-  | { id: number; ok: false; message: string; stack?: string };
+  | {
+      id: number;
+      ok: false;
+      message: string;
+      stack?: string;
+      /** An AppError's code and details, and its cause's message. */
+      code?: ErrorCode;
+      details?: Record<string, unknown> | null;
+      cause?: string;
+    };
 
 /**
  * Calls waiting behind the one being formatted; one more is refused (RATE_LIMIT). A warm thread
@@ -44,6 +66,12 @@ export const MAX_WAITING_CITATIONS = 32;
  * (the fast reader reads some 100 MB/s), less than a thread's round trip would save.
  */
 export const PARSE_IN_THREAD_CHARS = 128 * 1024;
+/**
+ * JATS shorter than this is parsed on the calling thread, a few ms at most: parseJats reads only
+ * some 1–6 KB a ms (it builds xml2js's ordered tree). That is front matter alone (a withheld
+ * article) or an error; every real article (80–200 KB, up to a few MB) goes to the thread.
+ */
+export const JATS_IN_THREAD_CHARS = 8 * 1024;
 /** Idle this long, the thread ends and frees its memory (citation-js and its engines). */
 const IDLE_MS = 10 * 60_000;
 
@@ -52,7 +80,17 @@ interface Pending {
   reject: (err: unknown) => void;
   /** A parse to do again here when the thread fails it. */
   xml?: string;
+  /** What the thread does for it, in the error if the thread dies ("formats citations"). */
+  doing?: string;
 }
+
+/** The classes of what parseJats throws, rebuilt here from the code the thread sends. */
+const ERROR_CLASSES: Partial<Record<ErrorCode, typeof UpstreamError | typeof RateLimitError>> = {
+  UPSTREAM: UpstreamError,
+  RATE_LIMIT: RateLimitError,
+};
+
+type Job = Extract<ToLiveThread, { type: "jats" | "chart" }>;
 
 interface CiteJob {
   id: number;
@@ -133,7 +171,25 @@ export class LiveThread {
     });
   }
 
-  /** Ends the thread; citations fail, parses are done here. */
+  /**
+   * parseJats of ../literature/jats.ts (`service` names the sender in its errors): in the thread
+   * for a long reply, with the same document or error.
+   */
+  async parseJats(xml: string, service: string, signal?: AbortSignal): Promise<JatsDocument> {
+    if (xml.length < JATS_IN_THREAD_CHARS) return parseJatsHere(xml, service);
+    return this.#job({ type: "jats", id: this.#next++, xml, service }, "reads full text", signal);
+  }
+
+  /** renderTrendSvg of ../pubmed/chart.ts (the SVG document), in the thread. */
+  renderTrendSvg(
+    query: string,
+    counts: readonly YearCount[],
+    signal?: AbortSignal,
+  ): Promise<string> {
+    return this.#job({ type: "chart", id: this.#next++, query, counts }, "draws charts", signal);
+  }
+
+  /** Ends the thread; citations, JATS and charts fail, EFetch parses are done here. */
   async close(): Promise<void> {
     const worker = this.#worker;
     if (!worker) return;
@@ -145,6 +201,27 @@ export class LiveThread {
   /** Ends the thread the way a crash would (tests of the failure path). */
   async crashForTests(): Promise<void> {
     await this.#worker?.terminate();
+  }
+
+  /** A JATS or chart job; its call's abort rejects it at once and drops it there if waiting. */
+  #job<T>(msg: Job, doing: string, signal: AbortSignal | undefined): Promise<T> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => {
+        this.#pending.delete(msg.id);
+        this.#worker?.postMessage({ type: "cancel", id: msg.id });
+        reject(signal?.reason);
+        this.#settled();
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const done = () => signal?.removeEventListener("abort", onAbort);
+      this.#pending.set(msg.id, {
+        resolve: (v) => (done(), resolve(v as T)),
+        reject: (e) => (done(), reject(e)),
+        doing,
+      });
+      this.#post(msg);
+    });
   }
 
   #nextCitation(): void {
@@ -180,29 +257,32 @@ export class LiveThread {
     if (p) {
       if (msg.ok) p.resolve(msg.value);
       else if (p.xml !== undefined) this.#parseHere(p);
-      else p.reject(Object.assign(new Error(msg.message), msg.stack ? { stack: msg.stack } : {}));
+      else p.reject(rebuilt(msg));
     }
     this.#nextCitation();
     this.#settled();
   }
 
   /**
-   * The thread is gone: the citation call it formatted fails, its parses are done here; calls
-   * still waiting go to a new thread.
+   * The thread is gone: the citation call it formatted and its JATS and charts fail, its EFetch
+   * parses are done here; citation calls still waiting go to a new thread.
    */
   #stopped(worker: Worker, how: string): void {
     if (this.#worker === worker) this.#worker = undefined;
     clearTimeout(this.#idle);
     this.#citing = undefined;
-    const err = new InvariantError(
-      `The thread that formats citations ${how} before answering; retry the call.`,
-    );
     const waiting = new Set(this.#waiting.map((j) => j.id));
     for (const [id, p] of this.#pending) {
       if (waiting.has(id)) continue;
       this.#pending.delete(id);
       if (p.xml !== undefined) this.#parseHere(p);
-      else p.reject(err);
+      else {
+        p.reject(
+          new InvariantError(
+            `The thread that ${p.doing ?? "formats citations"} ${how} before answering; retry the call.`,
+          ),
+        );
+      }
     }
     this.#nextCitation();
   }
@@ -223,6 +303,14 @@ export class LiveThread {
     clearTimeout(this.#idle);
     this.#idle = setTimeout(() => void this.close(), IDLE_MS).unref();
   }
+}
+
+/** The error the thread sent: of its own class when it is one of ERROR_CLASSES. */
+function rebuilt(msg: Extract<FromLiveThread, { ok: false }>): Error {
+  const Class = msg.code === undefined ? undefined : ERROR_CLASSES[msg.code];
+  const opts = msg.cause === undefined ? undefined : { cause: new Error(msg.cause) };
+  if (Class) return new Class(msg.message, msg.details ?? null, opts);
+  return Object.assign(new Error(msg.message, opts), msg.stack ? { stack: msg.stack } : {});
 }
 
 let current: LiveThread | undefined;

@@ -11,6 +11,7 @@
 import { ValidationError } from "../errors.js";
 import { quoted } from "../excerpt.js";
 import { parseESearch } from "../eutils/parse/esearch.js";
+import { liveThread } from "../eutils/live-thread.js";
 import { getEutils } from "../state.js";
 import {
   classifyIds,
@@ -19,7 +20,6 @@ import {
   type ClassifiedId,
   type ConvertedId,
 } from "./idconv.js";
-import { parseJats } from "./jats.js";
 import type { JatsDocument } from "./fulltext-types.js";
 import { meshSearchTerm, parseMeshSummary, type MeshSummary } from "./mesh.js";
 
@@ -84,7 +84,7 @@ export async function fetchPmcJats(
   const list = typeof pmcids === "string" ? [pmcids] : [...pmcids];
   const id = list.map(pmcDigits).join(",");
   const reply = await getEutils().request("efetch", { db: "pmc", id, retmode: "xml" }, { signal });
-  return parseJats(reply.body, "PMC");
+  return liveThread().parseJats(reply.body, "PMC", signal);
 }
 
 export interface MeshLookup extends MeshSummary {

@@ -26,9 +26,9 @@ import {
 import type { JatsDocument } from "./fulltext-types.js";
 import { doiOf } from "./idconv.js";
 import { normalizePmcid } from "./identity.js";
-import { parseJats } from "./jats.js";
 import { parsePubtatorExport, type AnnotatedArticle, type PubtatorOptions } from "./pubtator.js";
 import { parseUnpaywall, type UnpaywallRecord } from "./unpaywall.js";
+import { liveThread } from "../eutils/live-thread.js";
 
 /**
  * Europe PMC's JATS for a PMCID (GET /{PMCID}/fullTextXML). Articles it has no full text for
@@ -56,7 +56,8 @@ export async function europePmcFullTextXml(
     },
   );
   const problem = fullTextXmlProblem(reply.body, reply.status);
-  return problem === null ? parseJats(reply.body, "Europe PMC") : { unavailable: problem };
+  if (problem !== null) return { unavailable: problem };
+  return liveThread().parseJats(reply.body, "Europe PMC", signal);
 }
 
 /** Europe PMC source codes: MED (PubMed), PMC, PPR (preprints), AGR, CBA, CTX, ETH, HIR, PAT. */

@@ -1,10 +1,12 @@
 /**
  * The `pubmed_trend` chart (CONTRACTS §4): publications per year as a standalone SVG document,
- * drawn by Vega-Lite → Vega's headless SVG renderer (no canvas, no browser).
+ * drawn by Vega-Lite → Vega's headless SVG renderer (no canvas, no browser). The tool draws it in
+ * the live thread (src/eutils/live-thread.ts), off the MCP loop.
  *
  * Vega and Vega-Lite are loaded on the first chart, not at import: together they are about 300
- * modules and a third of a second of start-up CPU that sessions which never chart would pay
- * (issue 11; __tests__/startup/lazy-modules.test.ts guards it).
+ * modules and a third of a second of start-up CPU, which the live thread (it imports this module)
+ * would otherwise pay in sessions that never chart (issue 11). The MCP thread never loads them
+ * (__tests__/startup/lazy-modules.test.ts).
  */
 import type { TopLevelSpec } from "vega-lite";
 
@@ -98,7 +100,7 @@ function spec(query: string, counts: YearCount[]): TopLevelSpec {
  * Deterministic: the same input gives byte-identical output (no clip paths, whose ids
  * Vega numbers from a process-wide counter).
  */
-export async function renderTrendSvg(query: string, counts: YearCount[]): Promise<string> {
+export async function renderTrendSvg(query: string, counts: readonly YearCount[]): Promise<string> {
   if (counts.length === 0) throw new RangeError("renderTrendSvg needs at least one year");
   // Copies: Vega tags the data objects it is given (Symbol(vega_id)), and these are the tool's
   // structuredContent (an in-memory client would see the tags).

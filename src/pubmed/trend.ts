@@ -1,9 +1,12 @@
 /**
- * pubmed_trend: publications per year (one ESearch count per year, through the shared queue).
+ * pubmed_trend: publications per year (one ESearch count per year, through the shared queue), and
+ * their chart, drawn in the live thread (src/eutils/live-thread.ts): Vega takes 20–30 ms of the
+ * CPU of the loop it runs on for every chart, whatever its years, and a third of a second for the
+ * first (loading it).
  */
+import { liveThread } from "../eutils/live-thread.js";
 import { parseESearch } from "../eutils/parse/esearch.js";
 import { getEutils } from "../state.js";
-import { renderTrendSvg } from "./chart.js";
 
 export interface TrendOutput {
   query: string;
@@ -39,7 +42,8 @@ export async function publicationTrend(
   return { query, counts };
 }
 
-export async function trendChart(trend: TrendOutput): Promise<string> {
-  const svg = await renderTrendSvg(trend.query, trend.counts);
+/** The chart as base64 SVG (./chart.ts renderTrendSvg); `signal` gives it up. */
+export async function trendChart(trend: TrendOutput, signal?: AbortSignal): Promise<string> {
+  const svg = await liveThread().renderTrendSvg(trend.query, trend.counts, signal);
   return Buffer.from(svg, "utf8").toString("base64");
 }

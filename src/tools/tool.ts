@@ -47,7 +47,7 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   budget?: "ncbi" | "corpus";
   execute: (args: z.output<S>, ctx: ToolContext) => Promise<z.output<O>>;
   /** Content blocks after the result's JSON text block (pubmed_trend's chart). */
-  moreContent?: (result: z.output<O>) => Promise<Content>;
+  moreContent?: (result: z.output<O>, ctx: Pick<ToolContext, "signal">) => Promise<Content>;
   /**
    * The most bytes this tool's answer may hold, below MCP_MAX_ANSWER_BYTES (the lower one
    * applies). Absent: MCP_MAX_ANSWER_BYTES alone. See src/tools/answer.ts.
@@ -190,7 +190,7 @@ export async function runTool(
   try {
     const args = validateArgs(tool, raw);
     const result = await tool.execute(args, { signal, reportProgress: call.reportProgress });
-    const more = (await tool.moreContent?.(result)) ?? [];
+    const more = (await tool.moreContent?.(result, { signal })) ?? [];
     const fitted = fitAnswer(tool, args, result, answerCeiling(tool), contentBytes(more));
     return jsonResult(fitted.value, more, fitted.text);
   } catch (err) {

@@ -32,7 +32,7 @@ export const pubmedTrend = defineTool({
   }),
   execute: (args, { signal }) => publicationTrend(args.query, args.startYear, args.endYear, signal),
   // CONTRACTS §4: the JSON text block first, then the chart.
-  moreContent: async (trend) => [
-    { type: "image", mimeType: "image/svg+xml", data: await trendChart(trend) },
+  moreContent: async (trend, { signal }) => [
+    { type: "image", mimeType: "image/svg+xml", data: await trendChart(trend, signal) },
   ],
 });
