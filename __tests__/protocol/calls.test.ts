@@ -181,6 +181,18 @@ describe("tools/call arguments that are not a JSON object", () => {
   });
 });
 
+it("a tools/call the SDK refuses for another param gets the SDK's answer, bad arguments or not", async () => {
+  // The arguments are checked before the SDK parses the request (src/protocol/calls.ts), but a
+  // malformed `_meta` is still the SDK's to answer, as it was when it parsed the request first.
+  for (const args of [{ query: "asthma" }, { query: "asthma", bogus: 1 }]) {
+    const e = await failure(
+      callRaw(h.client, { name: "pubmed_spell", arguments: args, task: "soon" }),
+    );
+    expect(e.code).toBe(-32603);
+    expect(e.message).toMatch(/task/);
+  }
+});
+
 describe("over stdio", () => {
   let fake: FakeEutils;
   let dataDir: string;

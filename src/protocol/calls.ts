@@ -9,7 +9,9 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   type GetPromptResult,
+  type JSONRPCRequest,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { ContentResult } from "fastmcp";
 import { z } from "zod";
 import { excerpt, listSome } from "../excerpt.js";
 import { toEnvelope, type ErrorEnvelope } from "../errors.js";
@@ -69,6 +71,33 @@ export function handleToolCalls(server: Server, tools: readonly ToolDef[]): void
   });
 }
 
+/**
+ * The tool's VALIDATION result for a call whose arguments it refuses, found before the SDK parses
+ * the request: its CallToolRequestSchema reads every key of `arguments` (twice, the Server
+ * re-checks tools/call), tens of ms of the loop for 20,000 unknown keys, all for a refusal. It also
+ * answers what the SDK would get wrong: `arguments` that are not an object would fail its request
+ * schema (-32603 with a zod issue list), and a "__proto__" key, which JSON.parse makes an own key,
+ * its parse drops without a word; both are refused as any other bad argument is. A request whose
+ * other params the SDK refuses (a malformed `_meta`) still gets the SDK's answer, as before.
+ */
+function refuseArguments(
+  tool: ToolDef,
+  request: JSONRPCRequest,
+  params: Record<string, unknown>,
+): ContentResult | undefined {
+  const args = params.arguments;
+  try {
+    validateArgs(tool, args);
+    return undefined;
+  } catch (err) {
+    const sdkReads =
+      args === undefined || (isPlainObject(args) && !Object.hasOwn(args, "__proto__"));
+    const rest = { ...request, params: { ...params, arguments: undefined } };
+    if (sdkReads && !CallToolRequestSchema.safeParse(rest).success) return undefined;
+    return errorResult(err);
+  }
+}
+
 export function guardToolCalls(
   server: Server,
   tools: readonly ToolDef[],
@@ -87,21 +116,9 @@ export function guardToolCalls(
           : `tools/call needs params.name, the name of a tool. Available tools: ${names(tools)}.`,
       );
     }
-    // A missing `arguments` means {}. Anything but an object would fail the SDK's request schema
-    // (-32603 with a zod issue list) before the tool could refuse it the way it refuses any
-    // other bad argument, with a VALIDATION result from validateArgs.
-    // So would a "__proto__" key, which the SDK's parse drops without a word (JSON.parse makes it
-    // an own key): validateArgs refuses it as the unknown name it is.
-    const args = params.arguments;
-    const dropped = isPlainObject(args) && Object.hasOwn(args, "__proto__");
-    if ((args !== undefined && !isPlainObject(args)) || dropped) {
-      try {
-        validateArgs(tool, args);
-      } catch (err) {
-        return errorResult(err);
-      }
-    }
     const origin: RequestOrigin = { session, requestId: request.id };
+    const refusal = withLogOrigin(origin, () => refuseArguments(tool, request, params));
+    if (refusal) return refusal;
     const result = await withLogOrigin(origin, () => next(request, extra));
     if (!tool.annotations.readOnlyHint && !refusedAsInvalid(result)) onWrite();
     return result;

@@ -37,8 +37,9 @@ function dropEmptyStrings(value: unknown): unknown {
   const out = copy(value);
   for (let job = pending.pop(); job; job = pending.pop()) {
     const { from, to } = job;
-    if (Array.isArray(from)) from.forEach((v, i) => ((to as unknown[])[i] = copy(v)));
-    else {
+    if (Array.isArray(from)) {
+      for (let i = 0; i < from.length; i++) (to as unknown[])[i] = copy(from[i]);
+    } else {
       for (const [k, v] of Object.entries(from)) {
         if (v !== "") put(to as Record<string, unknown>, k, copy(v));
       }
@@ -103,6 +104,23 @@ function unwrap(schema: z.ZodType): z.ZodType {
 const looseName = (key: string) => key.toLowerCase().replace(/[\s_-]/g, "");
 
 /**
+ * `looseName(key)`, or undefined when that has more than `longest` characters, which is seen
+ * without building it: each ASCII character but a separator stays one character of it (lower
+ * case maps no character to none, and ASCII ones without regard to their neighbours). So each of
+ * 20,000 unknown keys costs a look at its first few characters.
+ */
+function looseWithin(key: string, longest: number): string | undefined {
+  let kept = 0;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c >= 0x80) break;
+    const separator = c === 0x20 || c === 0x2d || c === 0x5f || (c >= 0x09 && c <= 0x0d);
+    if (!separator && ++kept > longest) return undefined;
+  }
+  return looseName(key);
+}
+
+/**
  * The name among `names` that `key` means, exactly or in another case or separator style; none
  * when it means none, or only `twin` when that name is in `given` under its own spelling as well.
  * Tool parameters (here) and prompt arguments (protocol/calls.ts) are matched by it.
@@ -130,86 +148,160 @@ interface UnknownKey {
   twin?: string;
 }
 
-/** A place in the arguments: its parent's place and its key there (a path, built only on demand). */
-interface Place {
-  parent: Place | null;
-  key: PropertyKey;
+/**
+ * What reconciliation does at a schema, worked out once per schema: match an object's keys to
+ * its parameters (`byLoose`: each name's loose form, the first name having it), reconcile an
+ * array's items, or nothing (a leaf, an object taking any key). `plain`: nothing below changes a
+ * value either (an array of strings), so the caller's value is used as it is, never walked.
+ */
+interface ObjectNode {
+  type: "object";
+  shape: Record<string, z.ZodType>;
+  known: string[];
+  byLoose: Map<string, string>;
+  /** The length of the longest loose name. */
+  longest: number;
+}
+type Node = { type: "leaf" } | { type: "array"; element: Node; plain: boolean } | ObjectNode;
+
+const LEAF: Node = { type: "leaf" };
+const nodes = new WeakMap<z.ZodType, Node>();
+
+function nodeOf(schema: z.ZodType): Node {
+  const cached = nodes.get(schema);
+  if (cached) return cached;
+  const def = defOf(unwrap(schema));
+  const open = def.catchall && defOf(def.catchall).type !== "never";
+  let node = LEAF;
+  if (def.type === "array" && def.element) {
+    const element = nodeOf(def.element);
+    const plain = element.type === "leaf" || (element.type === "array" && element.plain);
+    node = { type: "array", element, plain };
+  } else if (def.type === "object" && def.shape && !open) {
+    const known = Object.keys(def.shape);
+    const byLoose = new Map<string, string>();
+    for (const name of known) if (!byLoose.has(looseName(name))) byLoose.set(looseName(name), name);
+    const longest = Math.max(0, ...[...byLoose.keys()].map((loose) => loose.length));
+    node = { type: "object", shape: def.shape, known, byLoose, longest };
+  }
+  nodes.set(schema, node);
+  return node;
 }
 
-function pathOf(place: Place | null): PropertyKey[] {
+/** Whether reconciling `value` against `node` can change it: else it is taken as it is. */
+function descends(node: Node, value: unknown): boolean {
+  if (node.type === "array") return !node.plain && Array.isArray(value);
+  return node.type === "object" && isObject(value);
+}
+
+/** A value to reconcile with its node; its result goes to `into[key]`, and `key` is its place. */
+interface Visit {
+  node: Node;
+  value: unknown;
+  parent: Visit | null;
+  key: PropertyKey;
+  into: unknown[] | Record<PropertyKey, unknown>;
+}
+
+/** A key of `parent`'s object that names no parameter, taken in its turn. */
+interface Stray {
+  parent: Visit;
+  key: string;
+  known: string[];
+  twin: string | undefined;
+}
+
+/** A place's path from the arguments (the root visit has none). */
+function pathOf(visit: Visit): PropertyKey[] {
   const path: PropertyKey[] = [];
-  for (let p = place; p; p = p.parent) path.push(p.key);
+  for (let v: Visit = visit; v.parent; v = v.parent) path.push(v.key);
   return path.reverse();
 }
 
-/** A value to reconcile with its schema, and where its result goes; or a key that names nothing. */
-type Task =
-  | { schema: z.ZodType; value: unknown; place: Place | null; set: (v: unknown) => void }
-  | { unknown: UnknownKey };
+const settle = (visit: Visit, value: unknown) => {
+  (visit.into as Record<PropertyKey, unknown>)[visit.key] = value;
+};
 
 /**
  * The arguments with each object's keys matched to its schema's: a key that names a parameter in
  * another case or separator style is renamed to it (unless that parameter is given as well); the
- * keys that name none are returned, with the names the object takes, in the order they are given.
- * Objects that take any key (a catchall) are left as they are.
+ * keys that name none are counted, and the first few kept with the names their object takes, in
+ * the order they are given (depth first). Objects that take any key (a catchall) are left as
+ * they are, and so is every value with no object schema below it: a list of 100,000 PMIDs is
+ * used as given, not walked (__tests__/tools/validate-walks.test.ts counts the reads).
  */
-function reconcileKeys(
-  schema: z.ZodType,
-  value: unknown,
-): { value: unknown; unknown: UnknownKey[] } {
-  const unknown: UnknownKey[] = [];
-  let result: unknown;
-  // Children are pushed in reverse, so they are taken in order: each object's keys are set in
-  // the order given, and unknown keys are listed in that order too.
-  const tasks: Task[] = [{ schema, value, place: null, set: (v) => (result = v) }];
-  for (let task = tasks.pop(); task; task = tasks.pop()) {
-    if ("unknown" in task) {
-      unknown.push(task.unknown);
-      continue;
+class Reconciliation {
+  readonly unknown: UnknownKey[] = [];
+  unknownCount = 0;
+  /** Children are pushed in reverse, so they are taken in order, and so are unknown keys. */
+  readonly #tasks: (Visit | Stray)[] = [];
+
+  /** `keys`: the keys of large objects, already listed (./arg-limits.ts). */
+  constructor(private readonly keys: ReadonlyMap<object, string[]>) {}
+
+  run(schema: z.ZodType, value: unknown): unknown {
+    const root: Record<string, unknown> = {};
+    this.#tasks.push({ node: nodeOf(schema), value, parent: null, key: "value", into: root });
+    for (let task = this.#tasks.pop(); task; task = this.#tasks.pop()) {
+      if (!("node" in task)) this.#stray(task.parent, task.key, task.known, task.twin);
+      else if (!descends(task.node, task.value)) settle(task, task.value);
+      else if (task.node.type === "array") this.#array(task, task.node.element);
+      else if (task.node.type === "object") this.#object(task, task.node);
     }
-    const { value: v, place } = task;
-    const def = defOf(unwrap(task.schema));
-    if (def.type === "array" && def.element && Array.isArray(v)) {
-      const items = new Array<unknown>(v.length);
-      task.set(items);
-      const element = def.element;
-      for (let i = v.length - 1; i >= 0; i--) {
-        tasks.push({
-          schema: element,
-          value: v[i],
-          place: { parent: place, key: i },
-          set: (x) => (items[i] = x),
-        });
-      }
-      continue;
-    }
-    const shape = def.shape;
-    const open = def.catchall && defOf(def.catchall).type !== "never";
-    if (def.type !== "object" || !shape || !isObject(v) || open) {
-      task.set(v);
-      continue;
-    }
-    const known = Object.keys(shape);
-    const out: Record<string, unknown> = {};
-    task.set(out);
-    const children: Task[] = [];
-    for (const [key, x] of Object.entries(v)) {
-      const { name, twin } = resolveName(known, key, v);
-      if (name === undefined) {
-        children.push({ unknown: { path: [...pathOf(place), key], known, twin } });
-      } else {
-        const field = { parent: place, key: name };
-        children.push({
-          schema: shape[name]!,
-          value: x,
-          place: field,
-          set: (y) => (out[name] = y),
-        });
-      }
-    }
-    for (let i = children.length - 1; i >= 0; i--) tasks.push(children[i]!);
+    return root.value;
   }
-  return { value: result, unknown };
+
+  #stray(parent: Visit, key: string, known: string[], twin: string | undefined): void {
+    this.unknownCount++;
+    if (this.unknown.length < LISTED_PROBLEMS) {
+      this.unknown.push({ path: [...pathOf(parent), key], known, twin });
+    }
+  }
+
+  #array(task: Visit, element: Node): void {
+    const from = task.value as unknown[];
+    const items = new Array<unknown>(from.length);
+    settle(task, items);
+    for (let i = from.length - 1; i >= 0; i--) {
+      const x = from[i];
+      if (descends(element, x)) {
+        this.#tasks.push({ node: element, value: x, parent: task, key: i, into: items });
+      } else items[i] = x;
+    }
+  }
+
+  /**
+   * Keys are settled at once until one needs a walk of its own; from there on each waits its
+   * turn, so a parameter given twice in other styles still ends as the last one given.
+   */
+  #object(task: Visit, { shape, known, byLoose, longest }: ObjectNode): void {
+    const from = task.value as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    settle(task, out);
+    const waiting: (Visit | Stray)[] = [];
+    for (const key of this.keys.get(from) ?? Object.keys(from)) {
+      let name: string | undefined = key;
+      if (!Object.hasOwn(shape, key)) {
+        const loose = looseWithin(key, longest);
+        name = loose === undefined ? undefined : byLoose.get(loose);
+      }
+      let twin: string | undefined;
+      if (name !== undefined && name !== key && Object.hasOwn(from, name)) {
+        twin = name;
+        name = undefined;
+      }
+      if (name === undefined) {
+        if (waiting.length > 0) waiting.push({ parent: task, key, known, twin });
+        else this.#stray(task, key, known, twin);
+        continue;
+      }
+      const node = nodeOf(shape[name]!);
+      const value = from[key];
+      if (waiting.length === 0 && !descends(node, value)) out[name] = value;
+      else waiting.push({ node, value, parent: task, key: name, into: out });
+    }
+    for (let i = waiting.length - 1; i >= 0; i--) this.#tasks.push(waiting[i]!);
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -246,20 +338,21 @@ export function validateArgs<S extends z.ZodObject>(
       { issues: [{ path: [], message: "arguments must be a JSON object" }] },
     );
   }
-  checkArgumentLimits(tool.name, args);
-  const reconciled = reconcileKeys(tool.parameters, args);
-  const parsed = tool.parameters.safeParse(dropEmptyStrings(reconciled.value));
-  if (parsed.success && reconciled.unknown.length === 0) return parsed.data;
+  const { emptyStrings, keys } = checkArgumentLimits(tool.name, args);
+  const reconciled = new Reconciliation(keys);
+  const value = reconciled.run(tool.parameters, args);
+  // Without an empty string in any object there is nothing to drop, and no copy to make.
+  const input = emptyStrings ? dropEmptyStrings(value) : value;
+  const parsed = tool.parameters.safeParse(input);
+  if (parsed.success && reconciled.unknownCount === 0) return parsed.data;
   const issues = parsed.success ? [] : parsed.error.issues;
-  const total = reconciled.unknown.length + issues.length;
+  const total = reconciled.unknownCount + issues.length;
   // Only the first few problems are put in words ("pmids[2] must be digits"), then how many more.
   const problems = [
-    ...reconciled.unknown
-      .slice(0, LISTED_PROBLEMS)
-      .map((u) => ({ path: u.path, message: unknownKeyMessage(u) })),
+    ...reconciled.unknown.map((u) => ({ path: u.path, message: unknownKeyMessage(u) })),
     ...issues.slice(0, LISTED_PROBLEMS).map((i) => ({
       path: i.path,
-      message: issueMessage(i, reconciled.value),
+      message: issueMessage(i, value),
     })),
   ]
     .slice(0, LISTED_PROBLEMS)
