@@ -114,6 +114,27 @@ describe("the sync's prepare thread", () => {
     expect(thread.answered).toBe(2);
   });
 
+  it("ends its thread once idle, never with a batch in it, and starts one for the next batch", async () => {
+    const idle = new PrepareThread(0);
+    try {
+      idle.warm(); // an idle thread from now on
+      const first = reply(0, 10);
+      // Sent before the idle timer fires: the thread stays for it and answers it.
+      expect(await idle.prepare(first, NOW)).toEqual(prepareBatch(first, NOW));
+      expect(idle.answered).toBe(1);
+      while (idle.running) await new Promise((resolve) => setTimeout(resolve, 10));
+      const next = reply(10, 20);
+      expect(await idle.prepare(next, NOW)).toEqual(prepareBatch(next, NOW));
+      expect(idle.answered).toBe(2); // a new thread's answer, not the fallback's
+    } finally {
+      await idle.close();
+    }
+    // By default the thread outlives the gaps between a sync's batches.
+    await thread.prepare(reply(0, 2), NOW);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(thread.running).toBe(true);
+  });
+
   it("prepares on the calling thread once closed", async () => {
     await thread.close();
     const body = reply(0, 4);

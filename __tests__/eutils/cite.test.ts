@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import {
   CITATION_STYLES,
@@ -20,9 +21,18 @@ import {
 } from "./cite-fixtures.js";
 
 // citation-js is loaded through Node's require, as src/eutils/cite.ts explains.
-const { Cite } = createRequire(import.meta.url)(
+const { Cite, plugins } = createRequire(import.meta.url)(
   "@citation-js/core",
 ) as typeof import("@citation-js/core");
+/**
+ * citation-js's style register, once cite.ts has loaded its CSL plugin (its get() is left out of
+ * src/types/citation-js.d.ts).
+ */
+const cslStyles = () =>
+  plugins.config.get("@csl").styles as unknown as {
+    add(name: string, xml: string): void;
+    get(name: string): string | undefined;
+  };
 
 const FIXTURES = { ONE, TWO_SPECIAL, THREE, EIGHT, GROUP, CHAPTER };
 const LANCET_TAIL =
@@ -197,6 +207,46 @@ describe("formatCitations", () => {
       ].join("\n"),
     });
     expect(formatCitations(CHAPTER, ["ris"]).ris.split("\n")[0]).toEqual("TY  - CHAP");
+  });
+
+  it("formats APA, MLA and Vancouver from their bibliographies alone, as the whole styles do", () => {
+    // cite.ts registers each style without its citation layout (citeproc keeps an engine's
+    // citation layout in memory too: half of APA's); the text must not change.
+    const mla = new URL("../../src/eutils/csl/modern-language-association.csl", import.meta.url);
+    formatCitations(ONE, ["apa"]);
+    cslStyles().add("mla-whole", readFileSync(mla, "utf8"));
+    const whole = { apa: "apa", mla: "mla-whole", vancouver: "vancouver" } as const;
+    const twentyOne = "ABCDEFGHIJKLMNOPQRSTU".split("").map((c) => person(`N${c}`, "Ann", "A"));
+    const book = article({
+      recordType: "PubmedBookArticle",
+      journalInfo: { ...LANCET, title: "Early mobilisation after hip fracture surgery" },
+      title: "Early mobilisation after hip fracture surgery.",
+    });
+    const articles = [...Object.values(FIXTURES), article({ authors: twentyOne }), book];
+    expect(articles.map((a) => toCslJson(a).type)).toEqual(
+      expect.arrayContaining(["article-journal", "chapter", "book"]),
+    );
+    for (const a of articles) {
+      const out = formatCitations(a, ["apa", "mla", "vancouver"]);
+      for (const [style, template] of Object.entries(whole)) {
+        const text = String(
+          new Cite(toCslJson(a)).format("bibliography", {
+            format: "text",
+            template,
+            lang: "en-US",
+          }),
+        ).trim();
+        expect(out[style as keyof typeof whole]).toEqual(
+          style === "vancouver" ? text.replace(/^1\.\s*/, "") : text,
+        );
+      }
+    }
+    for (const style of Object.keys(whole)) {
+      const xml = cslStyles().get(`${style}-bibliography`) ?? "";
+      // One citation element, the least CSL allows: the pattern still finds each style's own.
+      expect(xml.match(/<citation\b/g)).toEqual(["<citation"]);
+      expect(xml).toContain('<citation><layout><text variable="title"/></layout></citation>');
+    }
   });
 
   it("returns exactly the requested styles", () => {

@@ -13,6 +13,7 @@ import { openStore, type Store } from "../../src/store/db.js";
 import { getDocument, markIndexed, upsertDocuments } from "../../src/store/docs.js";
 import { LOCK_FILE } from "../../src/store/file-lock.js";
 import { migrations } from "../../src/store/migrations/index.js";
+import { WASM_COMPILE_FLAG } from "../../src/store/pglite-template.js";
 import { setMeta, getMeta } from "../../src/store/meta.js";
 import {
   describeBackend,
@@ -296,6 +297,27 @@ try {
   );
   return JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as { ok: boolean };
 }
+
+describeBackend("pglite", "the embedded store's memory", () => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await openTestStore("pglite", { fresh: true });
+  });
+  afterAll(() => t.cleanup());
+
+  it("opens PGlite with a 16 MB shared buffer pool (WebAssembly memory, never given back)", async () => {
+    const { rows } = await sql<{ shared_buffers: string }>`show shared_buffers`.execute(t.store.db);
+    expect(rows).toEqual([{ shared_buffers: "16MB" }]);
+  });
+
+  it("bounds V8's WebAssembly compile tasks with a flag this Node's V8 knows", () => {
+    // V8 ignores a flag it does not know (a rename would silently drop the bound).
+    const [name, value] = WASM_COMPILE_FLAG.split("=");
+    expect(value).toBe("1");
+    const options = spawnSync(process.execPath, ["--v8-options"], { encoding: "utf8" }).stdout;
+    expect(options).toContain(`${name} (`);
+  });
+});
 
 describeBackend("pglite", "the embedded store's directory lock", () => {
   let t: TestStore;

@@ -7,6 +7,9 @@
  * prepared again on the calling thread, which gives the same batch or throws the same error with
  * its own class (a malformed reply's UpstreamError, NCBI's EntrezError). A dead thread is
  * replaced on the next batch.
+ *
+ * The thread ends once it has been idle PREPARE_IDLE_MS (the sync is over) and starts again with
+ * the next sync: between syncs it would only hold memory.
  */
 import type { Worker } from "node:worker_threads";
 import { log } from "../log.js";
@@ -18,6 +21,14 @@ import type { EFetchBody, PreparedBatch } from "./prepare.js";
 export type ToPrepareThread = { id: number; body: EFetchBody; now: number };
 export type FromPrepareThread =
   { id: number; ok: true; batch: PreparedBatch } | { id: number; ok: false; message: string };
+
+/**
+ * Idle this long, the thread ends. A sync sends its batches seconds apart at most (an NCBI round
+ * trip each); a thread kept after it held some 40–60 MB (its heap grown by parsing, its isolate,
+ * V8's compiled code) for nothing, and starting one costs the next sync about 0.4 s of CPU on
+ * the other core (the start and the warm-up of ./prepare-worker.ts), before its first reply.
+ */
+export const PREPARE_IDLE_MS = 30_000;
 
 interface Pending {
   body: EFetchBody;
@@ -32,19 +43,31 @@ export class PrepareThread implements BatchPreparer {
   readonly #pending = new Map<number, Pending>();
   #closed = false;
   #answered = 0;
+  #idle: NodeJS.Timeout | undefined;
+
+  /** `idleMs`: how long the thread may be idle before it ends (PREPARE_IDLE_MS). */
+  constructor(private readonly idleMs = PREPARE_IDLE_MS) {}
 
   /** Batches the thread itself prepared (the rest, if any, fell back to the calling thread). */
   get answered(): number {
     return this.#answered;
   }
 
+  /** Whether a thread is started (it ends when idle, and starts again on the next batch). */
+  get running(): boolean {
+    return this.#worker !== undefined;
+  }
+
   /** Starts the thread (a sync calls it first, so the thread's start overlaps its searches). */
   warm(): void {
-    if (!this.#closed) this.#worker ??= this.#start();
+    if (this.#closed) return;
+    this.#worker ??= this.#start();
+    this.#idleLater();
   }
 
   prepare(body: EFetchBody, now: Date): Promise<PreparedBatch> {
     if (this.#closed) return this.#inline(body, now);
+    clearTimeout(this.#idle);
     const id = this.#next++;
     const shared = typeof body === "string" ? body : inSharedMemory(body);
     return new Promise<PreparedBatch>((resolve, reject) => {
@@ -56,6 +79,7 @@ export class PrepareThread implements BatchPreparer {
 
   async close(): Promise<void> {
     this.#closed = true;
+    clearTimeout(this.#idle);
     const worker = this.#worker;
     this.#worker = undefined;
     this.#fallBack();
@@ -88,6 +112,20 @@ export class PrepareThread implements BatchPreparer {
       this.#answered++;
       p.resolve(msg.batch);
     } else this.#inline(p.body, p.now).then(p.resolve, p.reject);
+    this.#idleLater();
+  }
+
+  /** Ends the thread after idleMs unless a batch comes first (prepare clears the timer). */
+  #idleLater(): void {
+    clearTimeout(this.#idle);
+    if (this.#pending.size > 0 || !this.#worker) return;
+    this.#idle = setTimeout(() => {
+      const worker = this.#worker;
+      if (this.#pending.size > 0 || !worker) return;
+      this.#worker = undefined; // not a crash: its exit is not reported
+      void worker.terminate();
+    }, this.idleMs);
+    this.#idle.unref();
   }
 
   /** Batches the thread will not answer: prepared here instead. */

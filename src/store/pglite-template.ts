@@ -16,6 +16,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from "nod
 import { readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
+import { setFlagsFromString } from "node:v8";
 import type { Extensions, PGlite } from "@electric-sql/pglite";
 import { log } from "../log.js";
 import { migrations } from "./migrations/index.js";
@@ -178,9 +179,24 @@ const MAKING = ".pgdata-making";
  * Postgres' default, 128 MB, is touched at start: about 115 MB of an open store's ~400 MB. The
  * data files sit in the OS page cache anyway (PGlite reads them through node:fs), so a smaller
  * pool costs copies, not disk reads: a 10,000-record sync (default configuration) ran at 408 and
- * 422 records/s with 32 MB against 401 and 413 with 128 MB, alternated in one session.
+ * 422 records/s with 32 MB against 401 and 413 with 128 MB, alternated in one session. 16 MB
+ * (issue 45, the server's memory) took another 16–20 MB off an open store's RSS and off a
+ * 5,000-record sync's peak (527–530 MB against 543–556), at the same CPU (5.5–5.6 s against 5.8);
+ * 400 searches of that corpus took 0.99 s of CPU against 0.94 (medians of 10 and 9 runs, each
+ * run's spread larger than that). The pool is WebAssembly memory, which never shrinks.
  */
-const SHARED_BUFFERS = "32MB";
+const SHARED_BUFFERS = "16MB";
+
+/**
+ * V8 compiles PGlite's WebAssembly (9 MB) at each start, then recompiles its hot functions with
+ * TurboFan in the background, by default on as many tasks as it has worker threads. Each task's
+ * thread mallocs the compiler's memory from an arena of its own, which keeps it once freed: an open
+ * store and a few queries held 40–75 MB in those arenas, 20–25 MB with one task (its process's
+ * RSS 195–217 MB against 212–260, peak 225–248 against 241–277; the same CPU: 3.2 s, medians of 4).
+ * A process-wide V8 setting, set before the first store starts: only WebAssembly reads it, and
+ * PGlite is the server's only WebAssembly. __tests__/store/db.test.ts checks V8 still knows it.
+ */
+export const WASM_COMPILE_FLAG = "--wasm-num-compilation-tasks=1";
 
 /**
  * Starts PGlite on `dataDir`/pgdata, making it from the template in `templateDir` (when given and
@@ -194,6 +210,7 @@ export async function startPglite(opts: {
   withVector: boolean;
   templateDir: string | undefined;
 }): Promise<{ pglite: PGlite; saveTemplate?: () => Promise<void> }> {
+  setFlagsFromString(WASM_COMPILE_FLAG);
   const { PGlite } = await import("@electric-sql/pglite");
   const pgdata = join(opts.dataDir, "pgdata");
   const start = () =>
