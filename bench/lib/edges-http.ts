@@ -69,9 +69,14 @@ function post(
       // Chunked when streamed: no Content-Length, so only the bytes read can trip the limit.
       for (let at = 0; at < body.length && !req.destroyed; at += MiB) {
         if (!req.write(body.subarray(at, at + MiB))) {
-          await new Promise((res) => {
-            req.once("drain", res);
-            req.once("close", res);
+          await new Promise<void>((res) => {
+            const done = () => {
+              req.off("drain", done);
+              req.off("close", done);
+              res();
+            };
+            req.once("drain", done);
+            req.once("close", done);
           });
         }
       }
