@@ -10,13 +10,14 @@ import { Worker } from "node:worker_threads";
 
 /**
  * The young generation of every thread this module starts, in MB: V8's default lets it grow to 48
- * (two 16 MB semi-spaces and room for large objects), which a thread that allocates much (parsing
- * EFetch replies, building citation engines) reaches and keeps. 12 (4 MB semi-spaces) cut the
- * edges bench's server (bench/README.md §14: cite, a store, a sync, 1,000 calls) from 671 to 592 MB
- * after the calls, and cost no measurable CPU (preparing ten 500-record replies in the prepare
- * thread: 1.56 s against 1.72 s; 200 citations in six styles: 2.46 s against 2.45 s, medians).
- * The main thread keeps V8's default. Old generations are not capped: the lexical index and the
- * store's results grow with the corpus, and a capped thread would die instead of collecting.
+ * (two 16 MB semi-spaces and as much again), which a thread that allocates much (parsing EFetch
+ * replies, building citation engines) reaches and keeps. 12 (4 MB semi-spaces) took the built
+ * server, after a 50 × 6 citation, a store, a sync and 1,000 of the edges bench's generated calls
+ * (bench/README.md §14), from 671 to 592 MB, and cost no measurable CPU (preparing ten 500-record
+ * replies in the prepare thread: 1.56 s against 1.72 s; 200 citations in six styles: 2.46 s
+ * against 2.45 s; medians of 5 and 4). The main thread keeps V8's default (only a command-line
+ * flag sets it). Old generations are not capped: the lexical index and the store's results grow
+ * with the corpus, and a thread past its cap dies instead of collecting.
  */
 export const THREAD_YOUNG_GENERATION_MB = 12;
 

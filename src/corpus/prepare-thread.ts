@@ -24,9 +24,10 @@ export type FromPrepareThread =
 
 /**
  * Idle this long, the thread ends. A sync sends its batches seconds apart at most (an NCBI round
- * trip each); a thread kept after it held some 40–60 MB (its heap grown by parsing, its isolate,
- * V8's compiled code) for nothing, and starting one costs the next sync about 0.4 s of CPU on
- * the other core (the start and the warm-up of ./prepare-worker.ts), before its first reply.
+ * trip each). A thread kept after a sync held its memory for nothing: 30 MB once started and
+ * warmed up, 100–108 MB after preparing 6,000 records (its process's RSS less the same process's
+ * after the thread ended; built server code, two runs). Starting one costs the next sync about
+ * 0.4 s of CPU on the other core (the start and the warm-up of ./prepare-worker.ts).
  */
 export const PREPARE_IDLE_MS = 30_000;
 

@@ -182,12 +182,13 @@ const templates = new Map<CslStyle, string>();
 /**
  * The template `<style>-bibliography`: the style with its citation element replaced by
  * NO_CITATION. citeproc builds an engine's citation layout beside its bibliography, each macro
- * copied into every place that calls it, and citation-js keeps each engine for the process (the
- * live thread's): APA's engine held 93 MB of heap, 48 MB without its citation layout, and took
- * 0.6 s less CPU to build. Only bibliographies are formatted here, one record per Cite, so what
- * a citation element sets (its layout; disambiguation, which needs a second record) never
- * reaches the text: __tests__/eutils/cite.test.ts compares it with the whole style's. A style
- * this pattern finds no citation element in is registered whole.
+ * copied into every place that calls it, and citation-js keeps each engine as long as the thread
+ * lives (the live thread): APA's held 93 MB of heap, 48 MB without its citation layout, and took
+ * about 0.6 s less CPU to build. Only bibliographies are formatted here, one record per Cite, so
+ * what a citation element sets (its layout; disambiguation, which needs a second record) never
+ * reaches the text: __tests__/eutils/cite.test.ts compares it with the whole style's (and 2,406
+ * records, synthetic articles, books and chapters, gave the same text in all three styles). A
+ * style the pattern finds no citation element in is registered whole.
  */
 function template(style: CslStyle): string {
   let name = templates.get(style);

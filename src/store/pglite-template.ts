@@ -180,21 +180,23 @@ const MAKING = ".pgdata-making";
  * data files sit in the OS page cache anyway (PGlite reads them through node:fs), so a smaller
  * pool costs copies, not disk reads: a 10,000-record sync (default configuration) ran at 408 and
  * 422 records/s with 32 MB against 401 and 413 with 128 MB, alternated in one session. 16 MB
- * (issue 45, the server's memory) took another 16–20 MB off an open store's RSS and off a
- * 5,000-record sync's peak (527–530 MB against 543–556), at the same CPU (5.5–5.6 s against 5.8);
- * 400 searches of that corpus took 0.99 s of CPU against 0.94 (medians of 10 and 9 runs, each
- * run's spread larger than that). The pool is WebAssembly memory, which never shrinks.
+ * (issue 45, the server's memory) took 20 MB more off an open store (WebAssembly memory touched
+ * at start: 27 MB against 47) and off a 5,000-record sync's peak RSS (473–530 MB against
+ * 532–556, 4 runs each) at the same CPU (5.5–6.0 s against 5.7–5.8); 400 searches of that corpus
+ * took 0.99 s of CPU against 0.94 (medians of 10 runs, each run's spread wider than that). The
+ * pool is WebAssembly memory, which never shrinks.
  */
 const SHARED_BUFFERS = "16MB";
 
 /**
  * V8 compiles PGlite's WebAssembly (9 MB) at each start, then recompiles its hot functions with
  * TurboFan in the background, by default on as many tasks as it has worker threads. Each task's
- * thread mallocs the compiler's memory from an arena of its own, which keeps it once freed: an open
- * store and a few queries held 40–75 MB in those arenas, 20–25 MB with one task (its process's
- * RSS 195–217 MB against 212–260, peak 225–248 against 241–277; the same CPU: 3.2 s, medians of 4).
- * A process-wide V8 setting, set before the first store starts: only WebAssembly reads it, and
- * PGlite is the server's only WebAssembly. __tests__/store/db.test.ts checks V8 still knows it.
+ * thread takes the compiler's memory from a malloc arena of its own, which keeps it once freed:
+ * PGlite opened, queried and an index built, those arenas held 40–75 MB, 24–26 MB with one task
+ * (47 in one run of 6); the process's RSS 194–217 MB against 211–260, its peak 225–248 against
+ * 241–277, its CPU 3.06 s against 2.97 (medians of 6). A process-wide V8 setting, set before a
+ * store starts: only WebAssembly reads it, and PGlite is the server's only WebAssembly.
+ * __tests__/store/db.test.ts checks that V8 still knows the flag (it ignores one it does not).
  */
 export const WASM_COMPILE_FLAG = "--wasm-num-compilation-tasks=1";
 
