@@ -24,7 +24,9 @@ import { useSynthNcbi } from "../helpers/synth-ncbi.js";
 import { callTool, testEnv } from "../helpers/mcp.js";
 import { REPO_DIR } from "../helpers/shared.js";
 
-jest.setTimeout(120_000);
+// Each test starts several CLI or server processes under tsx, each opening the embedded store:
+// with two other test runs beside this one (load about 15) one test took over 120 s.
+jest.setTimeout(600_000);
 
 const TERM = "long covid fatigue";
 const KEY = "long-covid";
