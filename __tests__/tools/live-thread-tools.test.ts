@@ -8,7 +8,6 @@
  * synthetic NCBI.
  */
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { articleSetXml } from "../../src/devtools/synth-xml.js";
 import { CITATION_STYLES, formatCitations } from "../../src/eutils/cite.js";
 import { liveThread } from "../../src/eutils/live-thread.js";
@@ -34,19 +33,15 @@ describe("live tools off the MCP loop", () => {
   afterEach(() => h.close());
   const pmids = (from: number, to: number) => ncbi.corpus.pmidsFor(TERM).slice(from, to);
 
-  it("pubmed_cite formats 50 PMIDs × 6 styles in the thread; the loop is never blocked for a second", async () => {
+  // How long the loop waits meanwhile is a benchmark figure (bench/README.md §14), not a test's:
+  // at load 18 a timer here once fired 2.9 s late with the work in the thread.
+  it("pubmed_cite formats 50 PMIDs × 6 styles in the thread, the same text as on this one", async () => {
     const asked = pmids(0, 50);
-    const delay = monitorEventLoopDelay({ resolution: 10 });
-    delay.enable();
+    await liveThread().close(); // so that only this call's formatting can start it
     const out = await callTool(h.client, "pubmed_cite", { pmids: asked, styles: STYLES });
-    // The monitor records a gap when its timer next fires: once more before it stops.
-    await new Promise((r) => setTimeout(r, 50));
-    delay.disable();
     expect(out.isError).toBe(false);
-    // The longest gap between the monitor's 10 ms ticks: a loop delay, not the call's duration.
-    expect(delay.max / 1e6).toBeLessThan(1000);
     expect(liveThread().threadId).toBeGreaterThan(0);
-    // The whole answer, as formatCitations gives it on this thread (after the measurement).
+    // The whole answer, as formatCitations gives it on this thread.
     const articles = parseEFetchFast(articleSetXml(ncbi.corpus.records(asked)));
     expect(out.json).toEqual({
       citations: articles.map((a) => ({ pmid: a.pmid, formats: formatCitations(a, STYLES) })),
