@@ -35,6 +35,7 @@ import {
   updateJob,
 } from "../store/jobs.js";
 import { withQueryKeyLock } from "../store/locks.js";
+import { recordQueryDocuments } from "../store/query-documents.js";
 import type { VectorStore } from "../vectors/vector-store.js";
 import { inlinePreparer, storeBatch, type BatchPreparer } from "./batch.js";
 import type { PreparedBatch } from "./prepare.js";
@@ -274,6 +275,13 @@ class SyncRun {
   async storeBatch(batch: PreparedBatch): Promise<void> {
     if (batch.docs.length === 0) return;
     const results = await storeBatch(this.deps, batch);
+    // The key's records, for the review source "corpus": one statement after the batch commits.
+    // A crash between the two leaves the window's mark unmoved, so the next sync writes them.
+    await recordQueryDocuments(
+      this.deps.store.db,
+      this.input.queryKey,
+      batch.docs.map((d) => d.pmid),
+    );
     for (const r of results) {
       if (r.outcome === "inserted") this.counts.inserted++;
       else if (r.outcome === "updated") this.counts.updated++;

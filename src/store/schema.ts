@@ -7,6 +7,7 @@
  */
 import type { ColumnType, Generated, JSONColumnType } from "kysely";
 import type { Notice } from "../eutils/notices.js";
+import type { Decision, ReviewAuthor, ReviewSource, Stage } from "../review/types.js";
 
 /** timestamptz: read as Date (node-postgres parses it), written as ISO-8601 text or Date. */
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -126,6 +127,114 @@ export interface CorpusMetaTable {
   value: ColumnType<unknown, string, string>;
 }
 
+export interface ReviewsTable {
+  /** A slug of the name and a random suffix, e.g. "statin-myopathy-k3f9qa" (src/store/reviews.ts). */
+  id: string;
+  /** Unique case-insensitively (index on lower(name)). */
+  name: string;
+  question: string;
+  criteria: string;
+  created_at: CreatedTimestamp;
+  /** Bumped by every change to the review's records or decisions: caches compare it. */
+  revision: ColumnType<number, number | undefined, number>;
+}
+
+type JsonList<T> = ColumnType<T[], string | undefined, string>;
+type DecisionColumn = Decision | null;
+
+export interface ReviewRecordsTable {
+  review_id: string;
+  /** "pmid:<digits>", else "doi:<doi>", "ppr:<id>" or "pmcid:<PMCID>"; stable once given. */
+  id: string;
+  /** The order added in, per review from 1 (export order). */
+  seq: number;
+  pmid: string | null;
+  doi: string | null;
+  pmcid: string | null;
+  pprid: string | null;
+  title_key: string | null;
+  title: string;
+  abstract: string;
+  journal: string | null;
+  year: number | null;
+  volume: string | null;
+  issue: string | null;
+  pages: string | null;
+  authors: JsonList<ReviewAuthor>;
+  mesh: JsonList<string>;
+  pub_types: JsonList<string>;
+  /** Null when none is known, as nearly every row. */
+  notices: ColumnType<Notice[] | null, string | null, string | null>;
+  /** Ids of the record's other versions (CandidateRecord.versionOf); null when none. */
+  version_of: ColumnType<string[] | null, string | null, string | null>;
+  sources: JsonList<ReviewSource>;
+  ta_decision: DecisionColumn;
+  ta_reason: string | null;
+  ta_at: NullableTimestamp;
+  /** The order of the record's first title/abstract decision in its review (stopping rule). */
+  ta_order: number | null;
+  ft_decision: DecisionColumn;
+  ft_reason: string | null;
+  ft_at: NullableTimestamp;
+  ft_order: number | null;
+  fulltext_available: boolean | null;
+}
+
+/** Every match key of a review's records: identifiers, title keys and their versions' ids. */
+export interface ReviewKeysTable {
+  review_id: string;
+  /** "pmid:1", "doi:10.1/x", "pmcid:PMC1", "ppr:PPR1" or "title:<title key>" (src/review/dedup.ts). */
+  key: string;
+  record_id: string;
+}
+
+/** Every hit a source returned: the same (source, hit_key) again is not identified twice. */
+export interface ReviewHitsTable {
+  review_id: string;
+  source: ReviewSource;
+  hit_key: string;
+  record_id: string;
+}
+
+export interface ReviewDecisionsTable {
+  /** bigserial: node-postgres returns int8 as a string. */
+  id: ColumnType<string, never, never>;
+  review_id: string;
+  record_id: string;
+  stage: Stage;
+  decision: Decision;
+  /** The decision it replaced; null for the record's first at the stage. */
+  previous: DecisionColumn;
+  reason: string | null;
+  decided_at: CreatedTimestamp;
+}
+
+/** Where a long add (a PubMed search past one call) resumes. */
+export interface ReviewAddsTable {
+  review_id: string;
+  source: ReviewSource;
+  /** What was added, e.g. the search term. */
+  key: string;
+  /** Records handed over so far. */
+  next: number;
+  total: number;
+  updated_at: CreatedTimestamp;
+}
+
+/** The records each synced query key stored (a sync writes them with each batch). */
+export interface QueryDocumentsTable {
+  query_key: string;
+  pmid: string;
+}
+
+/** pubmed_export answers kept for resources/read (src/store/exports.ts). */
+export interface ExportsTable {
+  id: string;
+  format: string;
+  body: string;
+  created_at: CreatedTimestamp;
+}
+
 export interface Database {
   documents: DocumentsTable;
   chunks: ChunksTable;
@@ -134,6 +243,14 @@ export interface Database {
   sync_jobs: SyncJobsTable;
   sync_progress: SyncProgressTable;
   corpus_meta: CorpusMetaTable;
+  reviews: ReviewsTable;
+  review_records: ReviewRecordsTable;
+  review_keys: ReviewKeysTable;
+  review_hits: ReviewHitsTable;
+  review_decisions: ReviewDecisionsTable;
+  review_adds: ReviewAddsTable;
+  query_documents: QueryDocumentsTable;
+  exports: ExportsTable;
 }
 
 /** Every table this layer owns, in an order safe for TRUNCATE … CASCADE (tests, resets). */
@@ -145,4 +262,12 @@ export const STORE_TABLES = [
   "sync_jobs",
   "sync_progress",
   "corpus_meta",
+  "review_hits",
+  "review_keys",
+  "review_decisions",
+  "review_adds",
+  "review_records",
+  "reviews",
+  "query_documents",
+  "exports",
 ] as const satisfies readonly (keyof Database)[];
