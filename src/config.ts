@@ -6,6 +6,8 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { httpConfig, type HttpConfig } from "./config-http.js";
+import { excerpt, listSome } from "./excerpt.js";
+import { TOOLSETS, isToolset, type Toolset } from "./toolsets.js";
 
 export type { HttpConfig, JwtConfig } from "./config-http.js";
 export { httpProblems, isLoopback, LOOPBACK_HOSTS, normalizeHost } from "./config-http.js";
@@ -32,6 +34,27 @@ export const DEFAULT_CROSSREF_BASE_URL = "https://api.crossref.org";
  * 256 KiB, about 64,000 tokens, a fair share of a model's context for one call.
  */
 export const DEFAULT_MAX_ANSWER_BYTES = 256 * 1024;
+/**
+ * MCP_TOOLSETS: a comma list of toolsets, any case, spaces ignored; a list naming none (or the
+ * variable unset) is every toolset. Kept in TOOLSETS' order, each once.
+ */
+const toolsetList = z.string().transform((value, ctx): readonly Toolset[] => {
+  const names = value
+    .split(",")
+    .map((n) => n.trim().toLowerCase())
+    .filter(Boolean);
+  const unknown = [...new Set(names.filter((n) => !isToolset(n)))];
+  if (unknown.length > 0) {
+    const quoted = unknown.map((n) => `"${excerpt(n)}"`);
+    ctx.addIssue({
+      code: "custom",
+      message: `has unknown toolset ${listSome(quoted, ", ")}: use a comma list of ${TOOLSETS.join(", ")}`,
+    });
+    return z.NEVER;
+  }
+  return names.length > 0 ? TOOLSETS.filter((t) => names.includes(t)) : TOOLSETS;
+});
+
 export const DEFAULT_IDCONV_BASE_URL = "https://pmc.ncbi.nlm.nih.gov/tools/idconv/api/v1/articles/";
 
 const envSchema = z.object({
@@ -91,6 +114,7 @@ const envSchema = z.object({
   MCP_SESSION_IDLE_SECONDS: int(10, 7 * 86_400).default(1800),
   MCP_MAX_SESSIONS: int(1, 100_000).default(1000),
   MCP_READ_ONLY: bool.default(false),
+  MCP_TOOLSETS: toolsetList.optional(),
   MCP_MAX_ANSWER_BYTES: int(16_384, 64 * 1024 * 1024).default(DEFAULT_MAX_ANSWER_BYTES),
   LOG_LEVEL: z
     .enum(["error", "warn", "info", "http", "verbose", "debug", "silly"], {
@@ -155,6 +179,11 @@ export interface Config {
   transport: "stdio" | "http";
   http: HttpConfig;
   readOnly: boolean;
+  /**
+   * MCP_TOOLSETS: the toolsets whose tools (and corpus resources) are offered; every toolset by
+   * default. Read-only mode still hides writing tools among them (src/server.ts, `offers`).
+   */
+  toolsets: readonly Toolset[];
   /** MCP_MAX_ANSWER_BYTES: the ceiling on every tool's answer (src/tools/answer.ts). */
   maxAnswerBytes: number;
   logLevel: string;
@@ -239,6 +268,7 @@ export function loadConfig(env: Env = process.env, overrides: Env = {}): Config 
     transport: e.MCP_TRANSPORT,
     http,
     readOnly: e.MCP_READ_ONLY,
+    toolsets: e.MCP_TOOLSETS ?? TOOLSETS,
     maxAnswerBytes: e.MCP_MAX_ANSWER_BYTES,
     logLevel: e.LOG_LEVEL,
   };

@@ -22,6 +22,7 @@ let writes = 0;
 const writer = defineTool({
   name: "test_write_marker",
   description: "Test-only tool that records a write.",
+  toolset: "corpus",
   annotations: {
     title: "Write a marker",
     readOnlyHint: false,
@@ -86,7 +87,10 @@ describe("read-only mode", () => {
         tool.annotations.readOnlyHint,
       ]);
     }
-    expect(activeTools(true).every((t) => t.annotations.readOnlyHint)).toBe(true);
+    const all = loadConfig({}).toolsets;
+    expect(
+      activeTools({ readOnly: true, toolsets: all }).every((t) => t.annotations.readOnlyHint),
+    ).toBe(true);
   });
 
   it("offers and runs a writing tool when not read-only", async () => {

@@ -2,7 +2,7 @@
  * pico_search: a PICO question → a ready PubMed query. Each element's synonyms are ORed across
  * MeSH and title/abstract, the elements are ANDed, and an optional study-design filter narrows it.
  */
-import { arg, definePrompt } from "./prompt.js";
+import { arg, definePrompt, liveNote } from "./prompt.js";
 import { STUDY_TYPES, combine, conceptBlock, parseStudyType, studyFilter } from "./query.js";
 
 const SYNONYMS_HINT = 'Synonyms separated by "|", e.g. "type 2 diabetes | T2DM".';
@@ -27,7 +27,7 @@ export const picoSearch = definePrompt({
       enum: [...STUDY_TYPES],
     },
   ],
-  build: (args) => {
+  build: (args, ctx) => {
     const elements: [string, string | undefined][] = [
       ["Population", arg(args, "population", true)],
       ["Intervention", arg(args, "intervention", true)],
@@ -53,6 +53,7 @@ export const picoSearch = definePrompt({
       "2. Read queryTranslation: it shows how PubMed mapped each term to MeSH; add missed synonyms.",
       "3. Too few hits? Drop the Outcome, then the Comparison block. Too many? Add a study type.",
       "4. pubmed_fetch the relevant PMIDs for abstracts; pubmed_cite the ones you use.",
+      ...liveNote(ctx),
     ].join("\n");
   },
 });

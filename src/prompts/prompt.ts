@@ -2,7 +2,9 @@
  * A prompt is a plain object (name, description, arguments, build). `build` turns the client's
  * string arguments into the text of one user message; it throws ValidationError on bad input.
  * It is told which tools this server offers, so it never recommends one that is hidden
- * (read-only mode hides the writing tools).
+ * (read-only mode hides the writing tools, MCP_TOOLSETS whole toolsets). Prompts themselves are
+ * offered whatever the toolsets: the query they build is useful anywhere, and `liveNote` says
+ * when this server cannot run the steps.
  */
 import { ValidationError } from "../errors.js";
 
@@ -44,4 +46,18 @@ export function arg(
   if (required)
     throw new ValidationError(`${name} is required, e.g. a few words or synonyms separated by "|"`);
   return undefined;
+}
+
+/**
+ * The closing note of a prompt whose steps run the live tools, when this server does not offer
+ * them (MCP_TOOLSETS without `live`): the query is still good in PubMed itself.
+ */
+export function liveNote({ tools }: PromptContext): string[] {
+  return tools.has("pubmed_search")
+    ? []
+    : [
+        "",
+        "This server does not offer the live PubMed tools these steps name (its MCP_TOOLSETS " +
+          "leaves out live): run the query in PubMed itself or through a server that offers them.",
+      ];
 }

@@ -23,7 +23,8 @@ import { ProtocolError, invalidParams, isPlainObject } from "./errors.js";
 import { interceptRequest } from "./intercept.js";
 import type { RequestOrigin } from "./logging.js";
 
-const names = (items: readonly { name: string }[]) => items.map((i) => i.name).join(", ");
+/** A session may offer no tool at all (MCP_TOOLSETS, MCP_READ_ONLY). */
+const names = (items: readonly { name: string }[]) => items.map((i) => i.name).join(", ") || "none";
 
 /** A VALIDATION refusal changed nothing; anything else a writing tool answered may have. */
 function refusedAsInvalid(result: unknown): boolean {

@@ -18,6 +18,8 @@ export interface ProtocolOptions {
   prompts: readonly PromptDef[];
   promptContext: PromptContext;
   templates: readonly ResourceTemplateDef[];
+  /** Whether the session offers the corpus resources (the corpus toolset, MCP_TOOLSETS). */
+  corpus: boolean;
 }
 
 export function installProtocol(session: FastMCPSession, opts: ProtocolOptions): void {
@@ -27,7 +29,7 @@ export function installProtocol(session: FastMCPSession, opts: ProtocolOptions):
   handlePrompts(server, opts.prompts, opts.promptContext);
   installCompletion(server, opts.prompts, opts.templates);
   const stopLogging = installLogging(server, session);
-  const stopSubscriptions = installSubscriptions(server);
+  const stopSubscriptions = installSubscriptions(server, opts.corpus);
   // fastmcp's own onclose aborts the session's running tool calls; keep it.
   const previous = server.onclose;
   server.onclose = () => {

@@ -6,7 +6,8 @@
  * accepted). Updates are sent for resource://pubmed/corpus after every such call, and for
  * resource://pubmed/paper/{pmid} when that paper's stored version changed (or it appeared).
  * Other resources never change (help) or change with every NCBI call (info, stats), so their
- * subscribers get nothing.
+ * subscribers get nothing. Without the corpus toolset (MCP_TOOLSETS) a paper URI is accepted but
+ * never looked up, so a subscription does not open the corpus store the operator left off.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { z } from "zod";
@@ -48,7 +49,7 @@ function uriOf(request: { method: string; params: { uri: unknown } }): string {
   return uri;
 }
 
-export function installSubscriptions(server: Server): () => void {
+export function installSubscriptions(server: Server, corpusOffered: boolean): () => void {
   const uris = new Set<string>();
   /** pmid → the version last reported for the subscribed paper URI. */
   const papers = new Map<string, number | null>();
@@ -76,7 +77,7 @@ export function installSubscriptions(server: Server): () => void {
   server.setRequestHandler(subscribeRequest("resources/subscribe"), async (request) => {
     const uri = uriOf(request);
     uris.add(uri);
-    const pmid = PAPER_URI.exec(uri)?.[1];
+    const pmid = corpusOffered ? PAPER_URI.exec(uri)?.[1] : undefined;
     if (pmid && !papers.has(pmid)) papers.set(pmid, (await versions([pmid])).get(pmid) ?? null);
     listen(true);
     return {};

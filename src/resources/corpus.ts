@@ -12,5 +12,6 @@ export const corpusResource = defineResource({
     "The local evidence corpus as JSON: documents, chunks, vectors, embedding provider/model/" +
     "dimension, stores in use, and the checkpoint of every synced query_key.",
   mimeType: "application/json",
+  toolset: "corpus",
   read: async () => JSON.stringify(await corpusSummary(), null, 2),
 });

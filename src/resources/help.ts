@@ -1,9 +1,10 @@
 /**
  * resource://pubmed/help — the manual an agent reads before its first call: what each tool is for
- * (from the session's own tool list, so read-only mode and new tools show up by themselves),
- * typical workflows, and the limits that shape good calls.
+ * (from the session's own tool list, so read-only mode, MCP_TOOLSETS and new tools show up by
+ * themselves), typical workflows, and the limits that shape good calls.
  */
 import type { ToolDef } from "../tools/tool.js";
+import { TOOLSETS } from "../toolsets.js";
 import { defineResource, type Entry, type ResourceContext } from "./resource.js";
 
 const LIVE_FLOW = `1. **Find** — \`pubmed_search\` with PubMed syntax (\`asthma[mh] AND children[tiab] AND 2020:2025[dp]\`);
@@ -43,6 +44,22 @@ const TRUST_FLOW = `1. **Check references** — \`pubmed_verify_references\` wit
    DOI and date). Say so when citing a record that has one; do not cite a retracted paper as
    evidence. No \`notices\` field means none is known.`;
 
+const REVIEW_FLOW = `1. **Question** — \`review_create\` with a \`name\`, the \`question\` (PICO) and the eligibility \`criteria\`.
+2. **Search** — \`review_add\`, one source per call: \`pubmed\` (\`term\`: every record, up to 10,000; a call
+   NCBI stops keeps what it stored and the same call resumes), \`europepmc\` (\`query\`, preprints
+   included), \`corpus\` (a synced \`query_key\`), \`ids\` (PMIDs, PMCIDs, DOIs), \`citations\` (\`direction\`
+   \`backward\`/\`forward\` from the included records). Records met again are stored once and counted.
+3. **Screen** — \`review_screen\` (10 at a time) then \`review_decide\` (include / exclude / maybe, with a
+   \`reason\`), and again: after the first include and exclude a model trained on your decisions puts
+   the likely includes first. Stop when \`progress.stop_suggested\` is true (\`stop_reason\` says why:
+   the knee method, tuned to stop only past 95 % recall).
+4. **Full text** — the same with \`stage: "full_text"\`: each record says whether its full text can be
+   retrieved (\`pubmed_fulltext\` reads it); exclude with the reason PRISMA will count.
+5. **Report** — \`review_status\`: PRISMA 2020 counts and the flow diagram (SVG); included records with
+   retraction or correction notices. \`review_export\` (\`ris\`, \`bibtex\`, \`csl_json\`, \`csv\` with
+   decisions): inline up to 64 KiB, else a \`resource_link\` to read whole. \`pubmed_export\` does the
+   same for any search or PMID list.`;
+
 const LIMITS = `- NCBI allows 3 requests/s without an API key and 10 with one; this server queues every call to
   stay under the ceiling (see \`resource://pubmed/info\`), so prefer fewer, larger calls.
 - \`pubmed_search\` pages reach at most 10,000 records (\`offset\` ≤ 9,998); sync covers bigger sets.
@@ -61,6 +78,8 @@ const LIMITS = `- NCBI allows 3 requests/s without an API key and 10 with one; t
   long for one answer (\`pubmed_fetch\`, \`pubmed_cite\`, \`pubmed_fulltext\`, \`pubmed_annotations\`,
   \`pubmed_convert_ids\`) comes with \`more: {omitted, arguments}\`: call the same tool with
   \`arguments\` for the rest. Arguments hold at most 1 MiB, nested at most 32 levels.
+- \`review_screen\` returns 1–50 records (abstracts cut at 1,500 characters); \`review_decide\` takes
+  1–500 decisions; \`review_add\` up to 10,000 records (or 2,000 ids) a call.
 - Identical live calls are answered from a cache (EInfo and records for a day, searches for an hour).
 - Errors come back as a tool result \`{"error": {"code", "message", "details"}}\` saying how to fix the call
   (\`arguments\` must be a JSON object; a parameter name the tool does not have is refused with
@@ -73,7 +92,8 @@ const CLIENT_FEATURES = `- **Subscriptions** — subscribe to \`resource://pubme
   for \`resource://pubmed/paper/{pmid}\` (up to 100 per request).
 - **Logging** — \`logging/setLevel\` turns this server's log on for your session as
   \`notifications/message\` (off until you set a level; never the lines of other sessions' calls).
-- **Progress** — \`pubmed_sync_delta\` reports progress when the call carries a \`progressToken\`.`;
+- **Progress** — \`pubmed_sync_delta\`, \`review_add\` and \`pubmed_export\` report progress when the
+  call carries a \`progressToken\`.`;
 
 function toolSection(tool: ToolDef): string {
   const kind = tool.annotations.readOnlyHint ? "read-only" : "writes";
@@ -83,7 +103,17 @@ function toolSection(tool: ToolDef): string {
 const list = (entries: readonly Entry[]) =>
   entries.map((e) => `- \`${e.name}\` — ${e.description}`).join("\n");
 
-export function helpMarkdown({ tools, resources, prompts }: ResourceContext): string {
+/** Which toolsets this server offers, when the operator narrowed them (MCP_TOOLSETS). */
+function toolsetNote(toolsets: ResourceContext["toolsets"]): string[] {
+  if (TOOLSETS.every((t) => toolsets.includes(t))) return [];
+  const off = TOOLSETS.filter((t) => !toolsets.includes(t));
+  return [
+    `This server offers the toolsets ${toolsets.join(", ")}; its operator left ` +
+      `${off.join(", ")} off (MCP_TOOLSETS), so their tools are not listed below and cannot be called.`,
+  ];
+}
+
+export function helpMarkdown({ tools, toolsets, resources, prompts }: ResourceContext): string {
   const names = new Set(tools.map((t) => t.name));
   const readOnlyNote = names.has("pubmed_sync_delta")
     ? ""
@@ -94,8 +124,10 @@ export function helpMarkdown({ tools, resources, prompts }: ResourceContext): st
   return [
     "# pubmed-mcp",
     "PubMed for agents: live NCBI E-utilities tools, and a local corpus searched offline.",
-    `## Workflow: live PubMed\n\n${LIVE_FLOW}`,
+    ...toolsetNote(toolsets),
+    ...(names.has("pubmed_search") ? [`## Workflow: live PubMed\n\n${LIVE_FLOW}`] : []),
     corpus,
+    ...(names.has("review_screen") ? [`## Workflow: systematic review\n\n${REVIEW_FLOW}`] : []),
     ...(names.has("pubmed_verify_references") ? [`## Workflow: trust\n\n${TRUST_FLOW}`] : []),
     `## Prompts\n\n${list(prompts)}`,
     `## Resources\n\n${list(resources)}`,
@@ -110,7 +142,8 @@ export const helpResource = defineResource({
   name: "help",
   description:
     "How to use this server, as markdown: what each tool is for, typical workflows " +
-    "(search → fetch → cite; sync → rag_search → rag_get), prompts, resources and limits.",
+    "(search → fetch → cite; sync → rag_search → rag_get; review → screen → PRISMA → export), " +
+    "prompts, resources and limits.",
   mimeType: "text/markdown",
   read: async (ctx) => helpMarkdown(ctx),
 });

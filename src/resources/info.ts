@@ -11,9 +11,10 @@ export const infoResource = defineResource({
   uri: "resource://pubmed/info",
   name: "info",
   description:
-    "Server identity and runtime state as JSON: version, transport, read-only mode, NCBI compliance " +
-    "(API key in use yes/no, tool name, e-mail set yes/no, request-rate ceiling), E-utilities queue " +
-    "length, last NCBI contact, response-cache hits/misses, and which stores are in use.",
+    "Server identity and runtime state as JSON: version, transport, read-only mode, toolsets, " +
+    "NCBI compliance (API key in use yes/no, tool name, e-mail set yes/no, request-rate " +
+    "ceiling), E-utilities queue length, last NCBI contact, response-cache hits/misses, and " +
+    "which stores are in use.",
   mimeType: "application/json",
   read: async (ctx) => {
     const config = getConfig();
@@ -23,6 +24,7 @@ export const infoResource = defineResource({
       version: VERSION,
       transport: config.transport,
       readOnly: config.readOnly,
+      toolsets: ctx.toolsets,
       startedAt: getState().startedAt.toISOString(),
       tools: ctx.tools.map((t) => t.name),
       ncbi: {

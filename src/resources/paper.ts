@@ -14,6 +14,7 @@ export const paperResource = defineResourceTemplate({
     "publication types, dates, PMC id, quality score, version and integrity notices (absent when " +
     "none is known). Only synced papers exist here.",
   mimeType: "application/json",
+  toolset: "corpus",
   arguments: [{ name: "pmid", description: 'PubMed ID of a synced paper, e.g. "31452104".' }],
   complete: (_argument, value, limit) => pmidsStartingWith(value.trim(), limit),
   read: async ({ pmid = "" }) => {

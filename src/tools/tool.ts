@@ -9,6 +9,7 @@ import { z } from "zod";
 import { abortedCall, AppError, StoreError, toEnvelope } from "../errors.js";
 import { setDeadline } from "../eutils/limiter.js";
 import { getConfig } from "../state.js";
+import type { Toolset } from "../toolsets.js";
 import { fitAnswer, moreSchema, type Pages } from "./answer.js";
 import { validateArgs } from "./validate.js";
 
@@ -32,6 +33,8 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   name: string;
   description: string;
   annotations: ToolAnnotations;
+  /** The family MCP_TOOLSETS switches this tool on with (src/toolsets.ts). */
+  toolset: Toolset;
   parameters: S;
   /**
    * The result object's shape, advertised as `outputSchema`; the result is returned as JSON text

@@ -12,6 +12,7 @@ export const corpusCheckpointGet = defineTool({
     "last_mdat, the same for modification dates (revisions such as retractions), and the last " +
     'sync\'s job and status. Example: {"query_key": "metformin-aging"}.',
   budget: "corpus",
+  toolset: "corpus",
   annotations: { title: "Read a sync checkpoint", readOnlyHint: true, openWorldHint: false },
   parameters: z.object({
     query_key: queryKeySchema().describe("The saved query's key."),

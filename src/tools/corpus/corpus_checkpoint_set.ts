@@ -12,6 +12,7 @@ export const corpusCheckpointSet = defineTool({
     "recorded in an audit trail. " +
     'Example: {"query_key": "metformin-aging", "last_edat": "2024-01-01T00:00:00Z"}.',
   budget: "corpus",
+  toolset: "corpus",
   annotations: {
     title: "Set a sync checkpoint",
     readOnlyHint: false,

@@ -15,6 +15,7 @@ export const pubmedSyncDelta = defineTool({
     "next call continues. Reports progress. If NCBI rate-limits it, it stops with RATE_LIMIT " +
     "saying when to call again, keeping what it stored. Example: " +
     '{"query_key": "metformin-aging", "term": "metformin AND aging", "overlap_days": 5}.',
+  toolset: "corpus",
   annotations: {
     title: "Sync a query into the local corpus",
     readOnlyHint: false,

@@ -20,6 +20,7 @@ export const ragGet = defineTool({
     "stored version and, where any is known as of the last sync, its notices (retraction, " +
     'correction, expression of concern). Use it after rag_search. Example: {"doc_id": "pmid:31452104"}.',
   budget: "corpus",
+  toolset: "corpus",
   annotations: { title: "Read a corpus paper", readOnlyHint: true, openWorldHint: false },
   parameters: z.object({
     doc_id: z

@@ -45,6 +45,7 @@ export const ragSearch = defineTool({
     "where a paper has any; the chunk uuid only with include_uuid. Follow up with " +
     'rag_get. Example: {"query": "metformin effect on lifespan in humans", "top_k": 5}.',
   budget: "corpus",
+  toolset: "corpus",
   annotations: { title: "Search the local corpus", readOnlyHint: true, openWorldHint: false },
   parameters: z.object({
     query: requiredText().describe("What to look for, in plain words."),

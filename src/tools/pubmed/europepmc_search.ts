@@ -41,6 +41,7 @@ export const europepmcSearch = defineTool({
     "links notices are read from. Page on with nextCursorMark (absent on the last page) and " +
     "the same query, sources and sort. " +
     'Example: {"query": "long covid AND PUB_YEAR:[2023 TO 2024]", "sources": ["PPR"]}.',
+  toolset: "reading",
   annotations: { title: "Search Europe PMC", ...READ_ONLY_LIVE },
   parameters: z.object({
     query: requiredText(MAX_EUROPE_PMC_QUERY_CHARS).describe(

@@ -21,6 +21,7 @@ export const pubmedAnnotations = defineTool({
     "about or to get ids for other databases. fullText also reads PMC open-access full text. Up " +
     "to 100 PMIDs (about 2 KB per abstract; types and maxEntities shrink it). Example: " +
     '{"pmids": ["22663011"], "types": ["Gene", "Variant"]}.',
+  toolset: "reading",
   annotations: { title: "PubTator entity annotations", ...READ_ONLY_LIVE },
   parameters: z.object({
     pmids: pmidListSchema(PUBTATOR_MAX_PMIDS).describe('PMIDs to annotate, e.g. ["22663011"].'),

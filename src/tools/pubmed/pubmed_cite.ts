@@ -15,6 +15,7 @@ export const pubmedCite = defineTool({
     "lists or import files. Also takes pmcids or dois (resolved by NCBI's PMC ID Converter, PMC " +
     "articles only; others are listed in unresolvedIds). Up to 50 ids. Example: " +
     '{"pmids": ["31452104"], "styles": ["apa", "bibtex"]}.',
+  toolset: "live",
   annotations: { title: "Cite PubMed articles", ...READ_ONLY_LIVE },
   parameters: z
     .object({

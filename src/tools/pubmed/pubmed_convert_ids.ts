@@ -21,6 +21,7 @@ export const pubmedConvertIds = defineTool({
     "pubmed_fulltext, or the PMID of a DOI. Only articles in PMC are known to the converter: " +
     'others come back with status "error" and errmsg, without failing the call. Up to 200 ids. ' +
     'Example: {"ids": ["20516115", "PMC3040717", "10.1038/ng.590"]}.',
+  toolset: "reading",
   annotations: { title: "Convert article ids", ...READ_ONLY_LIVE },
   parameters: z.object({
     ids: z

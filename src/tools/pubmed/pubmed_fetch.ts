@@ -48,6 +48,7 @@ export const pubmedFetch = defineTool({
     "known). " +
     "Also takes pmcids or dois instead (resolved by NCBI's PMC ID Converter, which knows PMC " +
     'articles only; others are listed in unresolvedIds). Up to 200 ids per call. Example: {"pmids": ["31452104"]}.',
+  toolset: "live",
   annotations: { title: "Fetch PubMed records", ...READ_ONLY_LIVE },
   parameters: z
     .object({

@@ -21,6 +21,7 @@ export const pubmedFulltext = defineTool({
     "Each article is cut at paragraph boundaries to maxCharacters (default 12,000) with a " +
     '`truncated` account; ask for mode "outline" first to see section sizes, then for the ' +
     'sections you need. Up to 10 ids. Example: {"pmcids": ["PMC3040717"], "sections": ["results"]}.',
+  toolset: "reading",
   annotations: { title: "Read full text", ...READ_ONLY_LIVE },
   parameters: z
     .object({

@@ -14,6 +14,7 @@ export const pubmedMatchCitations = defineTool({
     "result is matched (with pmid), not_found or ambiguous. Up to 25 citations. Example: " +
     '{"citations": [{"journal": "proc natl acad sci u s a", "year": "1991", "volume": "88", ' +
     '"firstPage": "3248", "authorName": "mann bj", "key": "ref1"}]}.',
+  toolset: "live",
   annotations: { title: "Match citations to PMIDs", ...READ_ONLY_LIVE },
   parameters: z.object({
     citations: z

@@ -21,6 +21,7 @@ export const pubmedMesh = defineTool({
     '"Asthma"[Mesh] (add :NoExp to leave narrower headings out). Use it to make a pubmed_search ' +
     "precise, or when pubmed_search warns a phrase was not found. Exact matches come first. " +
     'Example: {"term": "heart attack"} or {"term": "D001249"}.',
+  toolset: "reading",
   annotations: { title: "Look up MeSH headings", ...READ_ONLY_LIVE },
   parameters: z.object({
     // MeSH headings and entry terms run to about 100 characters.

@@ -15,6 +15,7 @@ export const pubmedRelated = defineTool({
     "PubMed has no cited-by or reference links, Europe PMC's are returned instead, marked " +
     'source "europepmc" with a note. Example: ' +
     '{"pmid": "31452104", "relationship": "similar", "maxResults": 5}.',
+  toolset: "live",
   annotations: { title: "Related PubMed articles", ...READ_ONLY_LIVE },
   parameters: z.object({
     pmid: pmidSchema,

@@ -21,6 +21,7 @@ export const pubmedSearch = defineTool({
     "none known). Use it first to find papers, then pubmed_fetch for abstracts and details. Pages " +
     'reach at most 10,000 records. Example: {"query": "metformin AND aging[ti]", "maxResults": 5, ' +
     '"fetchBriefSummaries": 5}.',
+  toolset: "live",
   annotations: { title: "Search PubMed", ...READ_ONLY_LIVE },
   parameters: z.object({
     query: requiredText(MAX_QUERY_CHARS).describe(

@@ -9,6 +9,7 @@ export const pubmedSpell = defineTool({
     "Check the spelling of a PubMed query (NCBI ESpell) and get PubMed's suggested correction. " +
     "Use it when a search finds nothing or looks misspelled. Example: " +
     '{"query": "asthmaa childrn"} → {"corrected": "asthma children", "hasSuggestion": true}.',
+  toolset: "live",
   annotations: { title: "Spell-check a PubMed query", ...READ_ONLY_LIVE },
   parameters: z.object({
     query: requiredText(MAX_QUERY_CHARS).describe("Query to check."),

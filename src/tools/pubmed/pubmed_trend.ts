@@ -14,6 +14,7 @@ export const pubmedTrend = defineTool({
     "{query, counts[{year, count}]} and an SVG line chart (image/svg+xml). Use it to show how a " +
     "topic grew. One request per year (at most 50 years), so long spans take a few seconds. " +
     'Example: {"query": "long covid", "startYear": 2019, "endYear": 2025}.',
+  toolset: "live",
   annotations: { title: "Publication trend", ...READ_ONLY_LIVE },
   parameters: z
     .object({

@@ -38,6 +38,7 @@ export const pubmedVerifyReferences = defineTool({
     "not_found (likely invented, or not in PubMed) or ambiguous (candidates), with the record's " +
     "retraction/correction notices. Example: " +
     '{"references": ["Smith J, Lee A. Title of the paper. N Engl J Med. 2019;380(3):100-9."]}.',
+  toolset: "trust",
   annotations: { title: "Verify references against PubMed", ...READ_ONLY_LIVE },
   parameters: z.object({
     references: z
