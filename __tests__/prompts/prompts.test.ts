@@ -171,17 +171,20 @@ describe("systematic_review_plan", () => {
       ].join(" AND "),
     );
     expect(isBalanced(query)).toBe(true);
+    // With the review tools offered, the plan runs as a review (docs/reviews.md).
     for (const tool of [
       "pubmed_spell",
       "pubmed_search",
-      "pubmed_sync_delta",
-      "rag_search",
-      "pubmed_related",
-      "pubmed_cite",
+      "review_create",
+      "review_add",
+      "review_screen",
+      "review_decide",
+      "review_status",
+      "review_export",
     ]) {
       expect(text).toContain(tool);
     }
-    expect(text).toContain('"query_key": "metformin"');
+    expect(text).toContain('"name": "metformin"');
   });
 
   it("uses given concepts and their synonyms as written", async () => {

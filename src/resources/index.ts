@@ -7,6 +7,7 @@ import { helpResource } from "./help.js";
 import { infoResource } from "./info.js";
 import { paperResource } from "./paper.js";
 import type { ResourceDef, ResourceTemplateDef } from "./resource.js";
+import { pubmedExportResource, reviewExportResource } from "./review-export.js";
 import { statsResource } from "./stats.js";
 
 export const RESOURCES: readonly ResourceDef[] = [
@@ -16,4 +17,8 @@ export const RESOURCES: readonly ResourceDef[] = [
   corpusResource,
 ];
 
-export const RESOURCE_TEMPLATES: readonly ResourceTemplateDef[] = [paperResource];
+export const RESOURCE_TEMPLATES: readonly ResourceTemplateDef[] = [
+  paperResource,
+  reviewExportResource,
+  pubmedExportResource,
+];

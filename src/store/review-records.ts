@@ -204,6 +204,28 @@ export async function screeningDocs(
   }));
 }
 
+/**
+ * The ids and decisions of the records screenable at `stage`, without their text: what a screener
+ * that already holds the records needs after a decision (src/review/screen.ts).
+ */
+export async function screeningDecisions(
+  db: Db,
+  reviewId: string,
+  stage: Stage,
+): Promise<Array<{ id: string; decision?: Decision }>> {
+  const column = stage === "title_abstract" ? "ta_decision" : "ft_decision";
+  const rows = await storeCall("reading decisions", () =>
+    db
+      .selectFrom("review_records")
+      .select(["id", `${column} as decision`])
+      .where("review_id", "=", reviewId)
+      .$if(stage === "full_text", (q) => q.where(IN_FULL_TEXT))
+      .orderBy("seq")
+      .execute(),
+  );
+  return rows.map((r) => (r.decision !== null ? { id: r.id, decision: r.decision } : { id: r.id }));
+}
+
 /** The filter of an export (docs/reviews.md, "Exporting"). */
 function exportFilter(reviewId: string, which: ExportWhich): RawBuilder<boolean> {
   switch (which) {

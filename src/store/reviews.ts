@@ -21,6 +21,7 @@ export {
   exportPage,
   getRecords,
   missingRecordIds,
+  screeningDecisions,
   screeningDocs,
   setFullTextAvailability,
   type ScreeningDoc,

@@ -19,6 +19,13 @@ import { pubmedRelated } from "./pubmed/pubmed_related.js";
 import { pubmedSearch } from "./pubmed/pubmed_search.js";
 import { pubmedSpell } from "./pubmed/pubmed_spell.js";
 import { pubmedTrend } from "./pubmed/pubmed_trend.js";
+import { pubmedExport } from "./pubmed/pubmed_export.js";
+import { reviewAdd } from "./review/review_add.js";
+import { reviewCreate } from "./review/review_create.js";
+import { reviewDecide } from "./review/review_decide.js";
+import { reviewExport } from "./review/review_export.js";
+import { reviewScreen } from "./review/review_screen.js";
+import { reviewStatus } from "./review/review_status.js";
 import type { ToolDef } from "./tool.js";
 import { pubmedVerifyReferences } from "./trust/pubmed_verify_references.js";
 
@@ -41,4 +48,11 @@ export const TOOLS: readonly ToolDef[] = [
   ragGet,
   corpusCheckpointGet,
   corpusCheckpointSet,
+  reviewCreate,
+  reviewAdd,
+  reviewScreen,
+  reviewDecide,
+  reviewStatus,
+  reviewExport,
+  pubmedExport,
 ] as unknown as readonly ToolDef[];

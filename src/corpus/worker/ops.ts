@@ -10,6 +10,12 @@ import { reindexCorpus } from "../reindex.js";
 import { getPaper, readCheckpoint, runSync, searchCorpus, writeCheckpoint } from "../service.js";
 import { corpusSummary, paperVersions, pmidsStartingWith, probe } from "../service-reads.js";
 import type { SyncInput } from "../sync.js";
+import type { PubmedExportInput } from "../../review/pubmed-export.js";
+import type { AddRequest } from "../../review/service.js";
+import type { DecisionInput, ExportFormat, ExportWhich, Stage } from "../../review/types.js";
+
+/** The review operations (docs/reviews.md), loaded with their first call. */
+const reviews = () => import("../../review/service.js");
 
 export interface OpContext {
   signal: AbortSignal;
@@ -36,6 +42,39 @@ export const OPS = {
     pmidsStartingWith(prefix, limit),
   paperVersions: (_ctx: OpContext, pmids: string[]) => paperVersions(pmids),
   probe: (_ctx: OpContext, name: Parameters<typeof probe>[0]) => probe(name),
+  reviewCreate: async (
+    _ctx: OpContext,
+    input: { name: string; question: string; criteria: string },
+  ) => (await reviews()).createReview(input),
+  reviewAdd: async (ctx: OpContext, reviewId: string, req: AddRequest) =>
+    (await reviews()).addToReview(ctx, reviewId, req),
+  reviewScreen: async (_ctx: OpContext, reviewId: string, stage: Stage, limit: number) =>
+    (await reviews()).screenReview(reviewId, stage, limit),
+  reviewDecide: async (
+    _ctx: OpContext,
+    reviewId: string,
+    decisions: DecisionInput[],
+    stage: Stage,
+  ) => (await reviews()).decideReview(reviewId, decisions, stage),
+  reviewStatus: async (_ctx: OpContext, reviewId: string | undefined) =>
+    (await reviews()).reviewStatus(reviewId),
+  exportPubmed: async (ctx: OpContext, input: PubmedExportInput) =>
+    (await reviews()).exportPubmedRecords(ctx, input),
+  readExport: async (_ctx: OpContext, id: string) => (await reviews()).readStoredExport(id),
+  reviewIncludedPmids: async (_ctx: OpContext, reviewId: string) =>
+    (await reviews()).includedPmids(reviewId),
+  reviewFullText: async (
+    _ctx: OpContext,
+    reviewId: string,
+    entries: { id: string; available: boolean }[],
+  ) => (await reviews()).markFullText(reviewId, entries),
+  reviewExport: async (
+    ctx: OpContext,
+    reviewId: string,
+    format: ExportFormat,
+    which: ExportWhich,
+    maxBytes: number,
+  ) => (await reviews()).exportReview(ctx, reviewId, format, which, maxBytes),
   /**
    * One SQL statement on the corpus's metadata store: how tests and the bench inspect the store
    * the worker holds (the embedded store admits one opener). Not reachable from MCP. It runs after

@@ -1,0 +1,233 @@
+/**
+ * The review operations as the corpus worker runs them (src/corpus/worker/ops.ts): each opens the
+ * corpus store, checks the review exists and delegates to the repository (src/store/reviews.ts),
+ * the adders (./add.ts), the screener (./screen.ts) and the writers (./export.ts, ./prisma.ts).
+ */
+import type { EutilsClient } from "../eutils/client.js";
+import { getCorpus, getEutils } from "../state.js";
+import { readExport } from "../store/exports.js";
+import {
+  countExport,
+  createReview as insertReview,
+  decide as recordDecisions,
+  exportPage,
+  listReviews,
+  prismaCounts,
+  setFullTextAvailability,
+} from "../store/reviews.js";
+import {
+  addFromCorpus,
+  addGathered,
+  addPmids,
+  addPubmedSearch,
+  type AddContext,
+  type AddResult,
+} from "./add.js";
+import { exportWriter } from "./export.js";
+import { exportPubmed, type PubmedExportInput } from "./pubmed-export.js";
+import { prismaSvg, type PrismaCounts } from "./prisma.js";
+import type { Candidate } from "./records.js";
+import { progressOf, requireReview, screen } from "./screen.js";
+import type {
+  DecisionInput,
+  ExportFormat,
+  ExportWhich,
+  Progress,
+  ReviewRecord,
+  Stage,
+} from "./types.js";
+
+export interface ReviewOpContext {
+  signal: AbortSignal;
+  progress?: AddContext["progress"];
+  eutils?: EutilsClient;
+}
+
+async function db() {
+  return (await getCorpus()).store.db;
+}
+
+async function addContext(ctx: ReviewOpContext, reviewId: string): Promise<AddContext> {
+  const { store } = await getCorpus();
+  await requireReview(store.db, reviewId);
+  return { store, eutils: ctx.eutils ?? getEutils(), signal: ctx.signal, progress: ctx.progress };
+}
+
+export async function createReview(input: { name: string; question: string; criteria: string }) {
+  const review = await insertReview(await db(), input);
+  return { review_id: review.id, name: review.name, created_at: review.created_at };
+}
+
+export type AddRequest =
+  | { source: "pubmed"; term: string; maxRecords: number }
+  | { source: "corpus"; queryKey: string; maxRecords: number }
+  | { source: "ids" | "citations"; pmids: string[]; candidates: Candidate[] }
+  | { source: "europepmc"; candidates: Candidate[] };
+
+export async function addToReview(
+  ctx: ReviewOpContext,
+  reviewId: string,
+  req: AddRequest,
+): Promise<AddResult> {
+  const add = await addContext(ctx, reviewId);
+  switch (req.source) {
+    case "pubmed":
+      return addPubmedSearch(add, reviewId, req.term, req.maxRecords);
+    case "corpus":
+      return addFromCorpus(add, reviewId, req.queryKey, req.maxRecords);
+    case "ids":
+    case "citations":
+      return addPmids(add, reviewId, req.source, req.pmids, req.candidates);
+    case "europepmc":
+      return addGathered(add, reviewId, "europepmc", req.candidates);
+  }
+}
+
+export async function exportPubmedRecords(ctx: ReviewOpContext, input: PubmedExportInput) {
+  const { store } = await getCorpus();
+  const add = {
+    store,
+    eutils: ctx.eutils ?? getEutils(),
+    signal: ctx.signal,
+    progress: ctx.progress,
+  };
+  return exportPubmed(add, input);
+}
+
+export async function readStoredExport(id: string) {
+  return readExport(await db(), id);
+}
+
+export async function screenReview(reviewId: string, stage: Stage, limit: number) {
+  return screen(await db(), reviewId, stage, limit);
+}
+
+export async function decideReview(
+  reviewId: string,
+  decisions: readonly DecisionInput[],
+  stage: Stage,
+): Promise<{ recorded: number; unchanged: number; progress: Progress }> {
+  const store = await db();
+  await requireReview(store, reviewId);
+  const withStage = decisions.map((d) => ({ ...d, stage: d.stage ?? stage }));
+  const stages = new Set(withStage.map((d) => d.stage));
+  const r = await recordDecisions(store, reviewId, withStage);
+  // The progress of the stage decided (the first one's, when a call mixes stages).
+  const shown = stages.size === 1 ? [...stages][0]! : stage;
+  return { ...r, progress: await progressOf(store, reviewId, shown) };
+}
+
+export async function reviewStatus(reviewId: string | undefined) {
+  const store = await db();
+  if (reviewId === undefined) {
+    const reviews = await listReviews(store);
+    return {
+      reviews: reviews.map((r) => ({
+        review_id: r.id,
+        name: r.name,
+        records: r.records,
+        included: r.included,
+        created_at: r.created_at,
+      })),
+    };
+  }
+  const review = await requireReview(store, reviewId);
+  const prisma = await prismaCounts(store, reviewId);
+  const notices = await noticedRecords(store, reviewId);
+  return {
+    review: {
+      review_id: review.id,
+      name: review.name,
+      question: review.question,
+      criteria: review.criteria,
+      created_at: review.created_at,
+    },
+    prisma,
+    progress: {
+      title_abstract: await progressOf(store, reviewId, "title_abstract"),
+      full_text: await progressOf(store, reviewId, "full_text"),
+    },
+    ...(notices.length > 0 ? { notices } : {}),
+    svg: prismaSvg(prisma as PrismaCounts, review.name),
+  };
+}
+
+export async function markFullText(
+  reviewId: string,
+  entries: ReadonlyArray<{ id: string; available: boolean }>,
+) {
+  const store = await db();
+  await requireReview(store, reviewId);
+  await setFullTextAvailability(store, reviewId, entries);
+}
+
+/** Records with integrity notices shown by review_status, at most. */
+const MAX_NOTICED = 50;
+
+/** The review's records not excluded that carry integrity notices (a retracted include!). */
+async function noticedRecords(store: Awaited<ReturnType<typeof db>>, reviewId: string) {
+  const out: { id: string; title: string; notices: ReviewRecord["notices"] }[] = [];
+  for (let after = -1; out.length < MAX_NOTICED;) {
+    const page = await exportPage(store, reviewId, "all", after, EXPORT_PAGE);
+    if (page.length === 0) break;
+    for (const r of page) {
+      const excluded =
+        r.titleAbstract?.decision === "exclude" || r.fullText?.decision === "exclude";
+      if (r.notices.length > 0 && !excluded && out.length < MAX_NOTICED) {
+        out.push({ id: r.id, title: r.title, notices: r.notices });
+      }
+    }
+    after = page[page.length - 1]!.seq;
+  }
+  return out;
+}
+
+/** The PMIDs of the review's included records (citation searching starts from them). */
+export async function includedPmids(reviewId: string): Promise<string[]> {
+  const store = await db();
+  await requireReview(store, reviewId);
+  const pmids: string[] = [];
+  for (let after = -1; ;) {
+    const page = await exportPage(store, reviewId, "included", after, EXPORT_PAGE);
+    if (page.length === 0) return pmids;
+    for (const r of page) if (r.pmid) pmids.push(r.pmid);
+    after = page[page.length - 1]!.seq;
+  }
+}
+
+/** Records per page read while writing an export. */
+const EXPORT_PAGE = 1_000;
+
+/**
+ * A review's export, whole, or refused past `maxBytes` (the caller then links the resource,
+ * which reads it without that bound up to MAX_EXPORT_RECORDS).
+ */
+export async function exportReview(
+  ctx: Pick<ReviewOpContext, "signal">,
+  reviewId: string,
+  format: ExportFormat,
+  which: ExportWhich,
+  maxBytes: number,
+): Promise<{ count: number; bytes: number; text?: string }> {
+  const store = await db();
+  await requireReview(store, reviewId);
+  const count = await countExport(store, reviewId, which);
+  const writer = exportWriter(format);
+  const parts = [writer.header()];
+  let bytes = Buffer.byteLength(parts[0]!);
+  for (let after = -1; ;) {
+    ctx.signal.throwIfAborted();
+    const page = await exportPage(store, reviewId, which, after, EXPORT_PAGE);
+    if (page.length === 0) break;
+    const text = writer.write(page);
+    bytes += Buffer.byteLength(text);
+    if (bytes > maxBytes) return { count, bytes };
+    parts.push(text);
+    after = page[page.length - 1]!.seq;
+  }
+  const footer = writer.footer();
+  bytes += Buffer.byteLength(footer);
+  if (bytes > maxBytes) return { count, bytes };
+  parts.push(footer);
+  return { count, bytes, text: parts.join("") };
+}
