@@ -6,6 +6,8 @@
  *   npm run bench -- --smoke             tiny sizes, one repetition: checks the report's shape
  *   npm run bench -- --only sync,search  some sections only
  *   npm run bench -- --quality <folder>  retrieval quality of any BEIR-layout folder; last line JSON
+ *   npm run bench -- --screening <folder> [--seeds N]  screening through the review tools, per
+ *                                        topic CSV, beside the baseline (3 seeds; --quick 1, 2 topics)
  *   npm run bench -- --profile [...]     also CPU-profile the run and its child processes
  *   npm run bench -- --out <file>        write the JSON report there (default bench/results/latest.json)
  *   npm run bench -- --records N / --chunks N   one sync size / one search size (e.g. to profile)
@@ -32,6 +34,7 @@ import { parseSection } from "./sections/parse.js";
 import { qualitySection } from "./sections/quality.js";
 import { rateSection } from "./sections/rate.js";
 import { referencesSection } from "./sections/references.js";
+import { screeningSection } from "./sections/screening.js";
 import { searchSection } from "./sections/search.js";
 import { startupSection } from "./sections/startup.js";
 import { storeOpenSection } from "./sections/store-open.js";
@@ -63,6 +66,8 @@ const { values: args } = parseArgs({
     smoke: { type: "boolean", default: false },
     only: { type: "string" },
     quality: { type: "string" },
+    screening: { type: "string" },
+    seeds: { type: "string" },
     profile: { type: "boolean", default: false },
     records: { type: "string" },
     chunks: { type: "string" },
@@ -80,14 +85,15 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
+function count(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || Number(v) < 1) throw new Error(`expected a positive count, got "${v}"`);
+  return Number(v);
+}
+
 /** The mode's sizes, with one sync size (--records) or search size (--chunks) instead if given. */
 function sizesFor(mode: Mode): Sizes {
   const base = SIZES[mode];
-  const count = (v: string | undefined) => {
-    if (v === undefined) return undefined;
-    if (!/^\d+$/.test(v) || Number(v) < 1) throw new Error(`expected a positive count, got "${v}"`);
-    return Number(v);
-  };
   const records = count(args.records);
   const chunks = count(args.chunks);
   return {
@@ -132,6 +138,22 @@ async function main(): Promise<number> {
       `${markdownTable(await report(mode, { quality: section }, new Date()))}\n`,
     );
     process.stdout.write(`${JSON.stringify(line)}\n`);
+    return 0;
+  }
+
+  if (args.screening) {
+    const seeds = count(args.seeds);
+    const started = new Date();
+    const { section, table } = await screeningSection(opts, {
+      folder: resolve(args.screening),
+      ...(seeds ? { seeds } : {}),
+    });
+    const full = await report(mode, { screening: section }, started);
+    const out = resolve(args.out ?? join(REPO_DIR, "bench", "results", "latest.json"));
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, `${JSON.stringify(full, null, 2)}\n`);
+    process.stdout.write(`${markdownTable(full)}\n\n${table}\n`);
+    say(`bench: report written to ${out}`);
     return 0;
   }
 
