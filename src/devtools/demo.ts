@@ -4,20 +4,28 @@
  * pubmed-mcp pointed at it in a child process — over HTTP by default, or over stdio with
  * --stdio (for an agent's configuration: `node dist/devtools/demo.js --stdio`).
  * Nothing but the child's JSON-RPC reaches stdout in stdio mode; notes go to stderr.
+ * --review plays a reviewer screening the demo's labelled review, then exits (./demo-review.ts).
  */
 import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { REVIEW_TERM, runReviewWalkthrough, serverArgs } from "./demo-review.js";
 import { synthReference } from "./reference-styles.js";
 import { DEMO_TERMS, demoCorpus } from "./synth-ncbi.js";
 import { startSynthServer } from "./synth-server.js";
 
-const stdio = process.argv.includes("--stdio");
-const here = dirname(fileURLToPath(import.meta.url));
-const main = join(here, "..", here.endsWith("src/devtools") ? "main.ts" : "main.js");
+if (process.argv.includes("--review")) {
+  try {
+    await runReviewWalkthrough({ env: process.env });
+    process.exit(0);
+  } catch (err) {
+    process.stderr.write(`demo --review: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
+}
 
-const corpus = demoCorpus();
+const stdio = process.argv.includes("--stdio");
+const corpus = demoCorpus({ review: true });
 const ncbi = await startSynthServer(corpus);
 const port = process.env.MCP_HTTP_PORT ?? "3000";
 const env = {
@@ -45,8 +53,11 @@ if (!stdio) {
     `      pubmed_verify_references {"references": [${JSON.stringify(synthReference(corpus.recordAt(0)))}]}.`,
   );
 }
-const args = main.endsWith(".ts") ? ["--import", "tsx", main] : [main];
-const child = spawn(process.execPath, args, { env, stdio: "inherit" });
+note(
+  `demo: a labelled review searches "${REVIEW_TERM}" (review_create, review_add, review_screen …); ` +
+    "watch a reviewer screen it with `npm run demo -- --review`.",
+);
+const child = spawn(process.execPath, serverArgs(), { env, stdio: "inherit" });
 const stop = () => child.kill("SIGTERM");
 process.once("SIGINT", stop);
 process.once("SIGTERM", stop);

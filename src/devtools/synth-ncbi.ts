@@ -226,10 +226,46 @@ export const DEMO_TERMS = [
   { term: "long covid", count: 120, edatFrom: "2020-09-01", edatTo: "2025-12-31" },
 ] as const;
 
-export function demoCorpus(): SynthCorpus {
+/**
+ * The demo's labelled review (src/devtools/demo-review.ts): 400 records that the search `term`
+ * finds, as ten corpus terms that each hold its words plus a topic's key (ESearch matches a term
+ * whose words include the query's). Records of `relevantTopic` (exercise in physical inactivity,
+ * 10 %) answer the review's question; the others are muscle strength in a named disease. None of
+ * these topics is one of DEMO_TERMS', so their links (similar articles, cited-by) stay as they were.
+ */
+export const DEMO_REVIEW = {
+  term: "muscle strength",
+  relevantTopic: "exercise",
+  batches: [
+    ["muscle strength and exercise in sedentary adults", 40],
+    ["muscle strength in heart failure", 60],
+    ["muscle strength after stroke", 50],
+    ["muscle strength in osteoporosis", 50],
+    ["muscle strength in Parkinson disease", 40],
+    ["muscle strength in chronic kidney disease", 40],
+    ["muscle strength in obesity", 40],
+    ["muscle strength in sepsis", 30],
+    ["muscle strength in chronic pain", 30],
+    ["muscle strength in depression", 20],
+  ] as const,
+};
+
+/**
+ * The demo's corpus: DEMO_TERMS' records, and with `review` DEMO_REVIEW's after them (appended,
+ * so the first 220 records are the same either way; tests use the three-term corpus).
+ */
+export function demoCorpus(opts: { review?: boolean } = {}): SynthCorpus {
+  const review = opts.review
+    ? DEMO_REVIEW.batches.map(([term, count]) => ({
+        term,
+        count,
+        edatFrom: "2019-01-01",
+        edatTo: "2025-12-31",
+      }))
+    : [];
   return createSynthCorpus({
     seed: 20_250_101,
-    terms: DEMO_TERMS.map((t) => ({ ...t })),
+    terms: [...DEMO_TERMS.map((t) => ({ ...t })), ...review],
     now: new Date("2026-01-15T12:00:00Z"),
   });
 }
