@@ -18,7 +18,7 @@
  */
 import { join } from "node:path";
 import { startRecordNcbi } from "../../src/devtools/review-ncbi.js";
-import { ADD_BATCH } from "../../src/review/add.js";
+import { ADD_BATCH, HISTORY_REACH } from "../../src/review/add.js";
 import { stopDecision } from "../../src/review/stop.js";
 import type { BenchOptions } from "../lib/options.js";
 import { readTopics, type ScreeningTopic } from "../lib/screening-data.js";
@@ -256,15 +256,16 @@ async function loadScenarios(
       [p(lat.repeatMs, 0.5)],
     ),
   );
-  say("load: review_add and review_export of 10,000 records…");
-  const bulk = await addAndExport(topics, 10_000);
+  say(`load: review_add and review_export of ${HISTORY_REACH} records…`);
+  // The most one search hands out (NCBI's history server stops at 9,999).
+  const bulk = await addAndExport(topics, HISTORY_REACH);
   const floor = NCBI_RPS * ADD_BATCH;
   const perS = (bulk.added / bulk.addMs) * 1000;
   const e = bulk.exported;
   section.figures.push(
     figure(
       "screening.load.add_records_per_s",
-      `review_add of ${bulk.added} records (10,000 asked) from one search at NCBI_MAX_RPS=${NCBI_RPS}`,
+      `review_add of ${bulk.added} records (${HISTORY_REACH} asked) from one search at NCBI_MAX_RPS=${NCBI_RPS}`,
       "records/s",
       [perS],
     ),

@@ -5,7 +5,7 @@
  * mid-add keeps what was stored and the next call with the same term resumes where it stopped.
  */
 import { ValidationError } from "../errors.js";
-import type { EutilsClient } from "../eutils/client.js";
+import type { EutilsBytes, EutilsClient } from "../eutils/client.js";
 import { readEFetchArticles } from "../eutils/parse/efetch.js";
 import { parseESearch } from "../eutils/parse/esearch.js";
 import type { Article } from "../eutils/types.js";
@@ -22,6 +22,8 @@ import type { ReviewSource } from "./types.js";
 
 /** Records per EFetch request (NCBI serves up to 10,000; 500 keeps a reply near 2–4 MB). */
 export const ADD_BATCH = 500;
+/** EFetch requests of a search out ahead of the batch being stored. */
+const FETCH_AHEAD = 3;
 /** PMIDs per EFetch by id (sent as POST past the URL limit). */
 const ID_BATCH = 200;
 /**
@@ -38,6 +40,8 @@ export interface AddResult {
   by_source: Partial<Record<ReviewSource, number>>;
   /** Records the search has beyond what this call took (call again, or raise max_records). */
   remaining?: number;
+  /** Identifiers that name no PubMed record (source ids). */
+  unmatched?: string[];
   warnings?: string[];
 }
 
@@ -144,17 +148,25 @@ export async function addPubmedSearch(
       },
       { signal: ctx.signal },
     );
-  // The next batch is requested while this one is parsed and stored, so the NCBI rate limit,
-  // not the store, sets the pace (bench: --screening, review_add of 10,000 records).
-  let next = start < end ? fetchAt(start) : undefined;
-  for (let at = start; next; at += ADD_BATCH) {
-    const reply = await next;
-    const after = at + ADD_BATCH;
-    next = after < end ? fetchAt(after) : undefined;
-    // A failed prefetch is reported by the await above on the next turn; until then, unhandled.
-    next?.catch(() => undefined);
+  // The next batches are requested while this one is parsed and stored, so the NCBI rate limit,
+  // not the store, sets the pace (bench: --screening, review_add of 9,999 records).
+  const inFlight: Promise<EutilsBytes>[] = [];
+  let requested = start;
+  const topUp = () => {
+    while (requested < end && inFlight.length < FETCH_AHEAD) {
+      const reply = fetchAt(requested);
+      // A failure is reported when its turn comes (the await below); until then it is held.
+      reply.catch(() => undefined);
+      inFlight.push(reply);
+      requested += ADD_BATCH;
+    }
+  };
+  topUp();
+  for (let at = start; inFlight.length > 0; at += ADD_BATCH) {
+    const reply = await inFlight.shift()!;
+    topUp();
     await store(ctx, reviewId, "pubmed", articlesOf(reply.bytes), t);
-    const done = Math.min(after, end);
+    const done = Math.min(at + ADD_BATCH, end);
     await setAddState(ctx.store.db, reviewId, "pubmed", term, { next: done, total: search.count });
     await ctx.progress?.(done - start, end - start, `added ${done} of ${end}`);
   }
@@ -167,10 +179,12 @@ export async function addPmids(
   reviewId: string,
   source: ReviewSource,
   pmids: readonly string[],
-  extra: Candidate[] = [],
+  /** DOIs searched for (./gather.ts pmidsOfIds): those no fetched record carries are unmatched. */
+  dois: readonly string[] = [],
 ): Promise<AddResult> {
   const t = tally();
   const unique = [...new Set(pmids)];
+  const seen = new Set<string>();
   for (let i = 0; i < unique.length; i += ID_BATCH) {
     const ids = unique.slice(i, i + ID_BATCH);
     const reply = await ctx.eutils.requestBytes(
@@ -178,11 +192,19 @@ export async function addPmids(
       { db: "pubmed", retmode: "xml", id: ids.join(",") },
       { signal: ctx.signal },
     );
-    await store(ctx, reviewId, source, articlesOf(reply.bytes), t);
+    const candidates = articlesOf(reply.bytes);
+    for (const c of candidates) {
+      seen.add(c.hitKey);
+      if (c.doi) seen.add(`doi:${c.doi}`);
+    }
+    await store(ctx, reviewId, source, candidates, t);
     await ctx.progress?.(i + ids.length, unique.length, `added ${i + ids.length} PMIDs`);
   }
-  await store(ctx, reviewId, source, extra, t);
-  return result(ctx, reviewId, t);
+  const unmatched = [
+    ...unique.filter((p) => !seen.has(`pmid:${p}`)),
+    ...dois.filter((d) => !seen.has(`doi:${d.toLowerCase()}`)),
+  ];
+  return { ...(await result(ctx, reviewId, t)), ...(unmatched.length > 0 ? { unmatched } : {}) };
 }
 
 /** Candidates the MCP thread gathered (Europe PMC), stored as one source's hits. */

@@ -7,6 +7,7 @@
 import { ValidationError } from "../errors.js";
 import { noticesFromArticle } from "../eutils/notices.js";
 import { parseELink } from "../eutils/parse/elink.js";
+import { parseESearch } from "../eutils/parse/esearch.js";
 import { plainText } from "../literature/europepmc.js";
 import { classifyIds, MAX_IDS_PER_CALL } from "../literature/idconv.js";
 import { isRecord, list, parseJsonReply, str, type Json } from "../literature/reply.js";
@@ -153,24 +154,48 @@ export async function europePmcCandidates(
   return { candidates, hitCount };
 }
 
-/** PMIDs of PMIDs/PMCIDs/DOIs (the ID converter); ids it cannot map are reported back. */
+/** DOIs per ESearch of DOIs the converter did not map ("a"[doi] OR "b"[doi] …). */
+const DOI_SEARCH_BATCH = 20;
+
+/**
+ * PMIDs of PMIDs/PMCIDs/DOIs: PMCIDs and DOIs through the ID converter, and the DOIs it does not
+ * map (it knows PMC articles only) by an ESearch of PubMed's [doi] field. `searched` lists those
+ * DOIs: whether each was found shows only once the records are fetched (./add.ts addPmids).
+ */
 export async function pmidsOfIds(
   ids: readonly string[],
   signal: AbortSignal,
-): Promise<{ pmids: string[]; unmatched: string[] }> {
+): Promise<{ pmids: string[]; unmatched: string[]; searched: string[] }> {
   const pmids: string[] = [];
   const unmatched: string[] = [];
+  const dois: string[] = [];
   for (let i = 0; i < ids.length; i += MAX_IDS_PER_CALL) {
     const classified = classifyIds(ids.slice(i, i + MAX_IDS_PER_CALL), "ids");
     const toConvert = classified.filter((c) => c.type !== "pmid");
     for (const c of classified) if (c.type === "pmid") pmids.push(c.id);
     if (toConvert.length === 0) continue;
-    for (const r of await convertClassified(toConvert, signal)) {
+    const converted = await convertClassified(toConvert, signal);
+    converted.forEach((r, k) => {
+      const asked = toConvert[k];
       if (r.pmid) pmids.push(r.pmid);
+      else if (asked?.type === "doi") dois.push(asked.id);
       else unmatched.push(r.input);
-    }
+    });
   }
-  return { pmids: [...new Set(pmids)], unmatched };
+  for (let i = 0; i < dois.length; i += DOI_SEARCH_BATCH) {
+    const batch = dois.slice(i, i + DOI_SEARCH_BATCH);
+    const reply = await getEutils().request(
+      "esearch",
+      {
+        db: "pubmed",
+        term: batch.map((d) => `"${d.replace(/"/g, "")}"[doi]`).join(" OR "),
+        retmax: batch.length * 2,
+      },
+      { signal },
+    );
+    pmids.push(...parseESearch(reply.body).ids);
+  }
+  return { pmids: [...new Set(pmids)], unmatched, searched: dois };
 }
 
 /**

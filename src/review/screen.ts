@@ -7,12 +7,11 @@ import type { Kysely } from "kysely";
 import { NotFoundError } from "../errors.js";
 import type { Database } from "../store/schema.js";
 import {
-  decisionOrder,
   getRecords,
   getReview,
-  screeningDecisions,
   screeningDocs,
-  stageCounts,
+  screeningPool,
+  type PoolEntry,
   type ReviewRow,
 } from "../store/reviews.js";
 import { Screener } from "./screener.js";
@@ -29,6 +28,8 @@ interface Cached {
   ids: Set<string>;
   labels: Map<string, boolean>;
   decided: Map<string, Decision>;
+  /** The stage's records and decisions at `revision`: progress is counted from it. */
+  pool: PoolEntry[];
 }
 
 /**
@@ -61,17 +62,11 @@ async function screenerFor(db: Kysely<Database>, review: ReviewRow, stage: Stage
   if (!entry || entry.revision !== review.revision) {
     const screener = entry?.screener ?? new Screener(review.question, review.criteria);
     const ids = entry?.ids ?? new Set<string>();
-    let pool: Array<{ id: string; decision?: Decision }> = await screeningDecisions(
-      db,
-      review.id,
-      stage,
-    );
+    const pool = await screeningPool(db, review.id, stage);
     if (pool.some((d) => !ids.has(d.id))) {
-      const docs = await screeningDocs(db, review.id, stage);
-      const fresh = docs.filter((d) => !ids.has(d.id));
+      const fresh = (await screeningDocs(db, review.id, stage)).filter((d) => !ids.has(d.id));
       screener.add(fresh);
       for (const d of fresh) ids.add(d.id);
-      pool = docs;
     }
     const labels = new Map<string, boolean>();
     const decided = new Map<string, Decision>();
@@ -86,7 +81,7 @@ async function screenerFor(db: Kysely<Database>, review: ReviewRow, stage: Stage
     // screener but are never proposed: they count as decided.
     const inPool = new Set(pool.map((d) => d.id));
     for (const id of ids) if (!inPool.has(id)) decided.set(id, "exclude");
-    entry = { revision: review.revision, screener, ids, labels, decided };
+    entry = { revision: review.revision, screener, ids, labels, decided, pool };
   }
   cache.set(key, entry);
   if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
@@ -98,10 +93,24 @@ export async function progressOf(
   reviewId: string,
   stage: Stage,
 ): Promise<Progress> {
-  const counts = await stageCounts(db, reviewId, stage);
-  const order = await decisionOrder(db, reviewId, stage);
+  return progressFrom(await screeningPool(db, reviewId, stage), stage);
+}
+
+/** A stage's progress and the stopping rule's verdict, from its records and their decisions. */
+export function progressFrom(pool: readonly PoolEntry[], stage: Stage): Progress {
+  const counts = { total: pool.length, screened: 0, included: 0, excluded: 0, maybe: 0 };
+  const decided: PoolEntry[] = [];
+  for (const r of pool) {
+    if (!r.decision) continue;
+    counts.screened++;
+    counts[
+      r.decision === "include" ? "included" : r.decision === "exclude" ? "excluded" : "maybe"
+    ]++;
+    decided.push(r);
+  }
+  decided.sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
   const rule = stopDecision(
-    order.map((d) => d.decision !== "exclude"),
+    decided.map((d) => d.decision !== "exclude"),
     counts.total,
   );
   const remaining = counts.total - counts.screened;
@@ -165,7 +174,7 @@ export async function screen(
       notices: r.notices,
       ...(stage === "full_text" ? fullTextIds(r) : {}),
     })),
-    progress: await progressOf(db, reviewId, stage),
+    progress: progressFrom(entry.pool, stage),
     ranking: mode,
   };
 }

@@ -61,7 +61,7 @@ export async function createReview(input: { name: string; question: string; crit
 export type AddRequest =
   | { source: "pubmed"; term: string; maxRecords: number }
   | { source: "corpus"; queryKey: string; maxRecords: number }
-  | { source: "ids" | "citations"; pmids: string[]; candidates: Candidate[] }
+  | { source: "ids" | "citations"; pmids: string[]; dois?: string[] }
   | { source: "europepmc"; candidates: Candidate[] };
 
 export async function addToReview(
@@ -77,7 +77,7 @@ export async function addToReview(
       return addFromCorpus(add, reviewId, req.queryKey, req.maxRecords);
     case "ids":
     case "citations":
-      return addPmids(add, reviewId, req.source, req.pmids, req.candidates);
+      return addPmids(add, reviewId, req.source, req.pmids, req.dois);
     case "europepmc":
       return addGathered(add, reviewId, "europepmc", req.candidates);
   }

@@ -204,26 +204,35 @@ export async function screeningDocs(
   }));
 }
 
+/** A record of a stage's pool without its text: its decision there and when it was first made. */
+export interface PoolEntry {
+  id: string;
+  decision?: Decision;
+  /** The order of its first decision at the stage (the stopping rule reads decisions in it). */
+  order?: number;
+}
+
 /**
- * The ids and decisions of the records screenable at `stage`, without their text: what a screener
- * that already holds the records needs after a decision (src/review/screen.ts).
+ * The records screenable at `stage` with their decisions, without their text: what a screener
+ * that already holds the records needs after a decision, and what progress is counted from
+ * (src/review/screen.ts).
  */
-export async function screeningDecisions(
-  db: Db,
-  reviewId: string,
-  stage: Stage,
-): Promise<Array<{ id: string; decision?: Decision }>> {
-  const column = stage === "title_abstract" ? "ta_decision" : "ft_decision";
+export async function screeningPool(db: Db, reviewId: string, stage: Stage): Promise<PoolEntry[]> {
+  const p = stage === "title_abstract" ? "ta" : "ft";
   const rows = await storeCall("reading decisions", () =>
     db
       .selectFrom("review_records")
-      .select(["id", `${column} as decision`])
+      .select(["id", `${p}_decision as decision`, `${p}_order as order`])
       .where("review_id", "=", reviewId)
       .$if(stage === "full_text", (q) => q.where(IN_FULL_TEXT))
       .orderBy("seq")
       .execute(),
   );
-  return rows.map((r) => (r.decision !== null ? { id: r.id, decision: r.decision } : { id: r.id }));
+  return rows.map((r) =>
+    r.decision !== null && r.order !== null
+      ? { id: r.id, decision: r.decision, order: r.order }
+      : { id: r.id },
+  );
 }
 
 /** The filter of an export (docs/reviews.md, "Exporting"). */
