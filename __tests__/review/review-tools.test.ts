@@ -5,6 +5,7 @@
  * too large to answer inline read back whole through resources/read.
  */
 import { expect, it, jest } from "@jest/globals";
+import { startSynthServer } from "../../src/devtools/synth-server.js";
 import { useCorpusServer } from "../helpers/corpus-server.js";
 import { corpusDb } from "../helpers/corpus-db.js";
 import { describeEachBackend } from "../helpers/db.js";
@@ -86,7 +87,17 @@ describeEachBackend("review tools", (kind) => {
     ).review_id;
 
   it("runs a review: add, deduplicate, screen, decide, status, export", async () => {
-    const h = await server.open();
+    // The ID converter and Europe PMC: the synthetic literature services on the same corpus.
+    const literature = await startSynthServer(ncbi.corpus);
+    try {
+      await runReview(await server.open(literature.env));
+    } finally {
+      await server.close();
+      await literature.close();
+    }
+  });
+
+  async function runReview(h: Harness): Promise<void> {
     const id = await create(h);
     expect(id).toMatch(/\S/);
     expect(
@@ -124,10 +135,32 @@ describeEachBackend("review tools", (kind) => {
     expect(byIds).toMatchObject({ added: 1, duplicates: 3, identified: 4 });
     expect(byIds.by_source).toEqual({ pubmed: 120, ids: 4 });
 
+    // A DOI the ID converter cannot map (the record is not in PMC) is found by PubMed's [doi]
+    // field; one that names nothing comes back unmatched, with an unknown PMID.
+    const notInPmc = ncbi.corpus
+      .records(ncbi.corpus.pmidsFor(OTHER))
+      .find((r) => r.doi && !r.pmcid && r.pmid !== other)!;
+    const byDoi = await ok<{ added: number; unmatched?: string[] }>(h, "review_add", {
+      review_id: id,
+      source: "ids",
+      ids: [notInPmc.doi!, "10.9999/names-nothing", "99999999"],
+    });
+    expect(byDoi).toMatchObject({ added: 1, unmatched: ["99999999", "10.9999/names-nothing"] });
+
+    // Europe PMC finds records of the PubMed search again: each is stored once.
+    const epmc = await ok<typeof first>(h, "review_add", {
+      review_id: id,
+      source: "europepmc",
+      query: `"${ncbi.corpus.record(pmids[5]!)!.title}"`,
+      max_records: 5,
+    });
+    expect(epmc.identified).toBeGreaterThan(0);
+    expect(epmc).toMatchObject({ added: 0, duplicates: epmc.identified });
+
     const screened = await ok<Screened>(h, "review_screen", { review_id: id, limit: 5 });
     expect(screened.ranking).toBe("relevance");
     expect(screened.records).toHaveLength(5);
-    expect(screened.progress).toMatchObject({ stage: "title_abstract", total: 121, screened: 0 });
+    expect(screened.progress).toMatchObject({ stage: "title_abstract", total: 122, screened: 0 });
     for (const r of screened.records) expect((r.abstract ?? "").length).toBeLessThanOrEqual(1_501);
 
     const [a, b, c] = screened.records.map((r) => r.id);
@@ -149,7 +182,7 @@ describeEachBackend("review tools", (kind) => {
       included: 1,
       excluded: 1,
       maybe: 1,
-      remaining: 118,
+      remaining: 119,
     });
 
     // A decision on an unknown record writes nothing, the valid one beside it included.
@@ -208,15 +241,15 @@ describeEachBackend("review tools", (kind) => {
     expect(status.isError).toBe(false);
     const prisma = (status.json as { prisma: Prisma }).prisma;
     expect(prisma).toMatchObject({
-      identified: 124,
-      identified_by_source: { pubmed: 120, ids: 4 },
-      duplicates_removed: 3,
+      identified: 125 + epmc.identified,
+      identified_by_source: { pubmed: 120, ids: 5, europepmc: epmc.identified },
+      duplicates_removed: 3 + epmc.identified,
       screened: 14,
       reports_assessed: 2,
       excluded_full_text: { "wrong outcome": 1 },
       included: 1,
     });
-    expect(prisma.identified - prisma.duplicates_removed).toBe(121);
+    expect(prisma.identified - prisma.duplicates_removed).toBe(122);
     const svg = status.content.find((c) => c.type === "image");
     expect(svg?.mimeType).toBe("image/svg+xml");
     expect(Buffer.from(svg?.data ?? "", "base64").toString()).toContain("Records screened");
@@ -226,7 +259,7 @@ describeEachBackend("review tools", (kind) => {
       "review_status",
       {},
     );
-    expect(listed.reviews).toEqual([expect.objectContaining({ review_id: id, records: 121 })]);
+    expect(listed.reviews).toEqual([expect.objectContaining({ review_id: id, records: 122 })]);
 
     const ris = await ok<{ records: number; text?: string; uri?: string }>(h, "review_export", {
       review_id: id,
@@ -240,7 +273,7 @@ describeEachBackend("review tools", (kind) => {
       which: "excluded",
     });
     expect(csv.text).toContain("wrong outcome");
-  });
+  }
 
   it("keeps what NCBI let it store, and the same call resumes", async () => {
     const h = await server.open();

@@ -3,8 +3,12 @@
  * rules, plus a snapshot of tools/list that only changes on purpose (update with `npm test -- -u`).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { TOOLS } from "../../src/tools/index.js";
+import { TOOLSETS } from "../../src/toolsets.js";
 import { startHarness, type Harness } from "../helpers/mcp.js";
+import { REPO_DIR } from "../helpers/paths.js";
 
 type JsonSchema = {
   type?: string;
@@ -72,6 +76,48 @@ describe("tools/list", () => {
         expect(typeof tool.annotations.destructiveHint).toBe("boolean");
         expect(typeof tool.annotations.idempotentHint).toBe("boolean");
       }
+    }
+  });
+
+  it("puts every tool in a known toolset, the families' tools in their own", () => {
+    // The toolsets MCP_TOOLSETS switches on (docs/configuration.md). The type makes `toolset`
+    // required; this holds the families documented there to their toolset.
+    const family: Record<string, string> = {
+      live: "pubmed_search pubmed_fetch pubmed_related pubmed_cite pubmed_spell pubmed_match_citations pubmed_trend",
+      reading: "pubmed_fulltext pubmed_convert_ids pubmed_mesh europepmc_search pubmed_annotations",
+      trust: "pubmed_verify_references",
+      corpus: "pubmed_sync_delta rag_search rag_get corpus_checkpoint_get corpus_checkpoint_set",
+      review:
+        "review_create review_add review_screen review_decide review_status review_export pubmed_export",
+    };
+    const expected = new Map(
+      Object.entries(family).flatMap(([set, names]) => names.split(" ").map((n) => [n, set])),
+    );
+    for (const tool of TOOLS) {
+      expect(TOOLSETS).toContain(tool.toolset);
+      expect({ tool: tool.name, toolset: tool.toolset }).toEqual({
+        tool: tool.name,
+        toolset: expected.get(tool.name) ?? tool.toolset,
+      });
+    }
+    expect(TOOLS.filter((t) => expected.has(t.name)).length).toBeGreaterThanOrEqual(18);
+  });
+
+  it("marks the review tools that write as docs/reviews.md's table says", async () => {
+    // | `review_create` | yes    | … : the "writes" column of the table of review tools.
+    const docs = readFileSync(join(REPO_DIR, "docs", "reviews.md"), "utf8");
+    const writes = Object.fromEntries(
+      [...docs.matchAll(/^\| `(\w+)` +\| (yes|no) +\|/gm)].map((m) => [m[1]!, m[2] === "yes"]),
+    );
+    const { tools } = await h.client.listTools();
+    const review = TOOLS.filter((t) => t.toolset === "review").map((t) => t.name);
+    expect(Object.keys(writes).sort()).toEqual([...review].sort());
+    for (const name of review) {
+      const annotations = tools.find((t) => t.name === name)?.annotations;
+      expect({ name, readOnlyHint: annotations?.readOnlyHint }).toEqual({
+        name,
+        readOnlyHint: !writes[name],
+      });
     }
   });
 

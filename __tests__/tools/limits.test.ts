@@ -172,6 +172,110 @@ describe("query_key", () => {
   });
 });
 
+describe("review tools", () => {
+  const decision = (id: unknown) => ({ id, decision: "exclude" });
+  it.each([
+    [
+      "review_decide",
+      {
+        review_id: "rv-ab12cd34",
+        decisions: Array.from({ length: 501 }, (_, i) => decision(`pmid:${i + 1}`)),
+      },
+      "decisions must hold at most 500 decisions; split them",
+    ],
+    [
+      "review_decide",
+      { review_id: "rv-ab12cd34", decisions: [decision(`doi:10.1000/${"x".repeat(300)}`)] },
+      "decisions[0].id must be at most 300 characters",
+    ],
+    [
+      "review_decide",
+      { review_id: "rv-ab12cd34", decisions: [decision("1".repeat(1_000_000))] },
+      "decisions[0].id must be at most 300 characters",
+    ],
+    [
+      "review_decide",
+      {
+        review_id: "rv-ab12cd34",
+        decisions: [{ ...decision("pmid:1"), reason: "r".repeat(501) }],
+      },
+      "decisions[0].reason must be at most 500 characters",
+    ],
+    [
+      "review_add",
+      {
+        review_id: "rv-ab12cd34",
+        source: "ids",
+        ids: Array.from({ length: 2_001 }, (_, i) => String(i + 1)),
+      },
+      "ids must list at most 2,000 identifiers; split the list",
+    ],
+    [
+      "review_add",
+      { review_id: "rv-ab12cd34", source: "ids", ids: [`10.1000/${"y".repeat(300)}`] },
+      "ids[0] must be at most 300 characters",
+    ],
+    [
+      "review_add",
+      { review_id: "rv-ab12cd34", source: "pubmed", term: "q".repeat(10_001) },
+      "term must be at most 10,000 characters",
+    ],
+    [
+      "review_create",
+      { name: "n".repeat(201), question: "Does metformin slow ageing?" },
+      "name must be at most 200 characters",
+    ],
+    [
+      "review_create",
+      { name: "n", question: "q".repeat(4_001), criteria: "c".repeat(8_001) },
+      "question must be at most 4,000 characters; criteria must be at most 8,000 characters",
+    ],
+    ["review_status", { review_id: "r".repeat(65) }, "review_id must be at most 64 characters"],
+    [
+      "pubmed_export",
+      { pmids: Array.from({ length: 10_001 }, (_, i) => String(i + 1)), format: "ris" },
+      "pmids must list at most 10,000 PMIDs; split the list",
+    ],
+  ])("%s refuses an input past its limit, naming it, before NCBI", async (tool, args, message) => {
+    h.fake.reset();
+    const error = await refused(tool, args);
+    expect(error.message).toBe(
+      `Invalid arguments for ${tool}: ${message}. See the tool's input schema.`,
+    );
+    expect(h.fake.requests).toEqual([]);
+  });
+
+  it("takes 500 decisions, 2,000 ids, a 64-character review_id (unknown review: NOT_FOUND)", async () => {
+    for (const [tool, args] of [
+      [
+        "review_decide",
+        {
+          review_id: "rv-nope",
+          decisions: Array.from({ length: 500 }, (_, i) => decision(`pmid:${i + 1}`)),
+        },
+      ],
+      [
+        "review_add",
+        {
+          review_id: "rv-nope",
+          source: "ids",
+          ids: Array.from({ length: 2_000 }, (_, i) => String(i + 1)),
+        },
+      ],
+      ["review_screen", { review_id: "r".repeat(64) }],
+    ] as const) {
+      h.fake.reset();
+      const out = await callTool(h.client, tool, args);
+      // An unknown review costs NCBI nothing.
+      expect({ tool, code: (out.json as Err).error.code, ncbi: h.fake.requests.length }).toEqual({
+        tool,
+        code: "NOT_FOUND",
+        ncbi: 0,
+      });
+    }
+  });
+});
+
 /** A JSON Schema pattern that only fits strings of bounded length: anchored, no * + or {n,}. */
 const boundedPattern = (p: unknown) =>
   typeof p === "string" && /^\^.*\$$/.test(p) && !/[*+]|\{\d+,\}/.test(p);
@@ -216,4 +320,14 @@ it("every string and list parameter of every tool advertises its limit in tools/
   for (const name of ["pubmed_sync_delta", "corpus_checkpoint_get", "corpus_checkpoint_set"]) {
     expect(key(name)).toMatchObject({ type: "string", minLength: 1, maxLength: 200 });
   }
+  // The review tools are walked too: their lists and ids advertise the limits tested above.
+  const params = (name: string) =>
+    (tools.find((t) => t.name === name)?.inputSchema as JsonSchema | undefined)?.properties;
+  expect(params("review_decide")?.decisions).toMatchObject({
+    maxItems: 500,
+    items: { properties: { id: { maxLength: 300 }, reason: { maxLength: 500 } } },
+  });
+  expect(params("review_add")?.ids).toMatchObject({ maxItems: 2_000 });
+  expect(params("review_create")?.name).toMatchObject({ maxLength: 200 });
+  expect(params("pubmed_export")?.pmids).toMatchObject({ maxItems: 10_000 });
 });

@@ -83,6 +83,53 @@ describe("numeric PMIDs, end to end", () => {
   });
 });
 
+describe("review record ids", () => {
+  it("review_decide takes a bare PMID (a number or digits) and any case of the prefix as pmid:<digits>", async () => {
+    const created = await callTool(h.client, "review_create", {
+      name: "Normalise: crispr",
+      question: "Does CRISPR therapy work?",
+    });
+    const reviewId = (created.json as { review_id: string }).review_id;
+    // reviewId, maxRecords: other spellings of review_id and max_records; a count as digits.
+    const added = await callTool(h.client, "review_add", {
+      reviewId,
+      source: "pubmed",
+      term: TERM,
+      maxRecords: "4",
+    });
+    expect(added.json).toMatchObject({ added: 4 });
+    const screened = await callTool(h.client, "review_screen", { review_id: reviewId, limit: "4" });
+    const ids = (screened.json as { records: { id: string }[] }).records.map((r) => r.id);
+    expect(ids).toHaveLength(4);
+    const digits = ids.map((id) => /^pmid:(\d+)$/.exec(id)?.[1] ?? "");
+    const decide = async (given: unknown[]) =>
+      (
+        await callTool(h.client, "review_decide", {
+          review_id: reviewId,
+          decisions: given.map((id) => ({ id, decision: "include" })),
+        })
+      ).json as { recorded: number; unchanged: number };
+    expect(
+      await decide([Number(digits[0]), digits[1], `PMID: ${digits[2]}`, ` Pmid:${digits[3]} `]),
+    ).toMatchObject({ recorded: 4, unchanged: 0 });
+    // The same four records in the canonical spelling: nothing changes.
+    expect(await decide(ids)).toMatchObject({ recorded: 0, unchanged: 4 });
+  });
+
+  it("says what a record id looks like when it is none", async () => {
+    const out = await callTool(h.client, "review_decide", {
+      review_id: "rv-ab12cd34",
+      decisions: [{ id: "31452104a", decision: "include" }],
+    });
+    expect((out.json as Err).error).toMatchObject({
+      code: "VALIDATION",
+      message: expect.stringContaining(
+        'decisions[0].id must be a record id from review_screen, e.g. "pmid:31452104"',
+      ),
+    });
+  });
+});
+
 describe("numbers and flags as strings", () => {
   it('pubmed_search takes "maxResults": "5" and friends', async () => {
     fake.reset();

@@ -4,6 +4,7 @@
  * the dialect the schemas name), against the fake NCBI serving the offline demo's synthetic corpus
  * and, where ../shared is present, recorded NCBI records (structured abstracts, collective
  * authors, MathML, comments/corrections, a book). Corpus tools run on the embedded store.
+ * The review tools run a review through every source and both stages on the same store.
  * A reply that drifts from its schema — a field missing, mistyped or undeclared — fails here.
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
@@ -95,8 +96,32 @@ const len = (key: string) => (r: Reply) => (r[key] as unknown[]).length;
 const recordTypes = (r: Reply) =>
   [...new Set((r.articles as { recordType?: string }[]).map((a) => a.recordType))].sort();
 
+/**
+ * The review the review cases share (review_create's own case makes another): made on first use.
+ * Its records are TERM's, so RETRACTED is among them; included first, its notices reach
+ * review_status.
+ */
+let sharedReview: Promise<string> | undefined;
+const review = () =>
+  (sharedReview ??= callTool(h.client, "review_create", {
+    name: "Schemas: metformin and ageing",
+    question: "In older adults, does metformin slow biological ageing?",
+  }).then((out) => (out.json as { review_id: string }).review_id));
+const INCLUDED = [...new Set([RETRACTED, ...SYNTH.slice(0, 3)])]
+  .slice(0, 3)
+  .map((p) => `pmid:${p}`);
+const EXCLUDED = SYNTH.filter((p) => !INCLUDED.includes(`pmid:${p}`))
+  .slice(0, 3)
+  .map((p) => `pmid:${p}`);
+const inReview = (args: Args) => async () => ({ review_id: await review(), ...args });
+
 /** Calls in order (the corpus ones need the sync first), each with a probe and what it must give. */
-const CASES: [tool: string, args: Args | (() => Args), probe?: Probe, expected?: unknown][] = [
+const CASES: [
+  tool: string,
+  args: Args | (() => Args | Promise<Args>),
+  probe?: Probe,
+  expected?: unknown,
+][] = [
   [
     "pubmed_search",
     { query: TERM, maxResults: 5, fetchBriefSummaries: 3 },
@@ -179,6 +204,116 @@ const CASES: [tool: string, args: Args | (() => Args), probe?: Probe, expected?:
   ["corpus_checkpoint_get", { query_key: "schemas" }],
   ["corpus_checkpoint_get", { query_key: "never-synced" }],
   ["corpus_checkpoint_set", { query_key: "schemas", last_edat: "2024-01-01T00:00:00Z" }],
+  // A review through every source and both stages (after the sync: source "corpus" reads it).
+  [
+    "review_create",
+    { name: "Schemas review", question: "Does metformin slow ageing?", criteria: "RCTs" },
+    (r) => r.name,
+    "Schemas review",
+  ],
+  [
+    "review_add",
+    inReview({ source: "pubmed", term: TERM, max_records: 50 }),
+    (r) => [r.added, r.remaining],
+    [50, SYNTH.length - 50],
+  ],
+  [
+    "review_add",
+    inReview({ source: "corpus", query_key: "schemas" }),
+    (r) => [r.added, r.duplicates],
+    [SYNTH.length - 50, 50],
+  ],
+  [
+    "review_add",
+    inReview({ source: "ids", ids: [IN_PMC?.pmcid, "PMC999999999"] }),
+    (r) => r.unmatched,
+    ["PMC999999999"],
+  ],
+  [
+    "review_add",
+    inReview({ source: "europepmc", query: "long covid", max_records: 20 }),
+    (r) => (r.by_source as Record<string, number>).europepmc,
+    20,
+  ],
+  [
+    "review_screen",
+    inReview({ limit: 5 }),
+    (r) => [len("records")(r), r.ranking],
+    [5, "relevance"],
+  ],
+  [
+    "review_decide",
+    inReview({
+      decisions: [
+        ...INCLUDED.map((id) => ({ id, decision: "include" })),
+        ...EXCLUDED.map((id) => ({ id, decision: "exclude", reason: "not older adults" })),
+      ],
+    }),
+    (r) => r.recorded,
+    6,
+  ],
+  ["review_screen", inReview({ limit: 5 }), (r) => r.ranking, "model"],
+  [
+    "review_screen",
+    inReview({ stage: "full_text" }),
+    (r) =>
+      (r.records as { id: string; full_text_available?: unknown }[])
+        .map((x) => [x.id, typeof x.full_text_available])
+        .sort(),
+    INCLUDED.map((id) => [id, "boolean"]).sort(),
+  ],
+  [
+    "review_add",
+    inReview({ source: "citations", direction: "forward" }),
+    (r) => [
+      (r.identified as number) > 0,
+      r.identified === (r.added as number) + (r.duplicates as number),
+    ],
+    [true, true],
+  ],
+  [
+    "review_decide",
+    inReview({
+      stage: "full_text",
+      decisions: [
+        { id: INCLUDED[0], decision: "include" },
+        { id: INCLUDED[1], decision: "exclude", reason: "wrong population" },
+        { id: INCLUDED[2], decision: "maybe" },
+      ],
+    }),
+    (r) => (r.progress as { stage: string; screened: number }).screened,
+    3,
+  ],
+  [
+    "review_status",
+    inReview({}),
+    (r) => [
+      (r.prisma as { excluded_full_text: unknown }).excluded_full_text,
+      (r.notices as { id: string }[] | undefined)?.map((n) => n.id),
+    ],
+    [{ "wrong population": 1 }, [INCLUDED[0]]],
+  ],
+  ["review_status", {}, len("reviews"), 2],
+  ["review_export", inReview({ format: "ris" }), (r) => [r.records, typeof r.text], [1, "string"]],
+  [
+    "review_export",
+    inReview({ format: "bibtex", which: "all" }),
+    (r) => [typeof r.uri, r.text],
+    ["string", undefined],
+  ],
+  ["pubmed_export", { pmids: SYNTH.slice(0, 3), format: "csl_json" }, (r) => r.records, 3],
+  [
+    "pubmed_export",
+    { term: TERM, format: "csv", max_records: 10 },
+    (r) => [r.records, r.remaining],
+    [10, SYNTH.length - 10],
+  ],
+  [
+    "pubmed_export",
+    { term: "long covid", format: "ris" },
+    (r) => String(r.uri),
+    expect.stringMatching(/^resource:\/\/pubmed\/export\/ex-[a-z0-9]{12}$/),
+  ],
   ...(HAS_SHARED
     ? ([
         [
@@ -252,7 +387,7 @@ describe("structuredContent matches the advertised outputSchema", () => {
   it.each(
     CASES.map(([tool, args, probe, expected], i) => [i, tool, args, probe, expected] as const),
   )("case %i: %s", async (_i, tool, args, probe, expected) => {
-    const out = await callTool(h.client, tool, typeof args === "function" ? args() : args);
+    const out = await callTool(h.client, tool, typeof args === "function" ? await args() : args);
     expect({ tool, isError: out.isError, reply: out.isError ? out.json : "ok" }).toEqual({
       tool,
       isError: false,

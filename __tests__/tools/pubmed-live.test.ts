@@ -130,7 +130,7 @@ describeShared("live PubMed tools", () => {
     it.each([
       [{ query: "" }, "query"],
       [{ query: "x", maxResults: 0 }, "maxResults"],
-      [{ query: "x", offset: 9990, maxResults: 20 }, "offset + maxResults must be at most 10000"],
+      [{ query: "x", offset: 9990, maxResults: 20 }, "offset + maxResults must be at most 10,000"],
       [{ query: "x", dateRange: { minDate: "2020-01-01" } }, "dateRange.minDate must be YYYY"],
       [
         { query: "x", dateRange: { minDate: "2021", maxDate: "2020" } },

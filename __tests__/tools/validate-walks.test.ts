@@ -98,3 +98,47 @@ it("refuses 20,000 unknown keys reading each once, before the SDK parses the req
   expect([...args.reads.keys()].filter(unknown)).toHaveLength(20_000);
   expect(most(args.reads, unknown)).toBe(1);
 });
+
+/**
+ * The review tools' lists, refused for length: ids (strings) are read once each; decisions
+ * (objects) twice, the second time by the key reconciliation matching each decision's keys.
+ */
+it.each([
+  [
+    "review_decide",
+    "decisions",
+    {},
+    (i: number) => ({ id: `pmid:${1_000_000 + i}`, decision: "exclude" }),
+    "decisions must hold at most 500 decisions; split them",
+    // The key reconciliation visits each decision, an object with keys to match, once more.
+    2,
+  ],
+  [
+    "review_add",
+    "ids",
+    { source: "ids" },
+    (i: number) => String(1_000_000 + i),
+    "ids must list at most 2,000 identifiers; split the list",
+    1,
+  ],
+] as const)(
+  "%s refuses a %s list of 20,000 reading each item a bounded number of times, before NCBI",
+  async (tool, param, rest, item, message, reads) => {
+    // Under 1 MiB as JSON (about 44 bytes a decision), so the schema decides.
+    const list = counted(Array.from({ length: 20_000 }, (_, i) => item(i)));
+    h.fake.reset();
+    const out = await callTool(h.client, tool, {
+      review_id: "rv-ab12cd34",
+      ...rest,
+      [param]: list.value,
+    });
+    expect(out.isError).toBe(true);
+    expect((out.json as Err).error).toMatchObject({
+      code: "VALIDATION",
+      message: `Invalid arguments for ${tool}: ${message}. See the tool's input schema.`,
+    });
+    expect(list.reads.size).toBe(20_000);
+    expect(most(list.reads)).toBe(reads);
+    expect(h.fake.requests).toEqual([]);
+  },
+);

@@ -58,7 +58,7 @@ export function effectiveQuery(query: string, publicationTypes: string[] = []): 
 export async function searchPubmed(input: SearchInput, signal: AbortSignal): Promise<SearchOutput> {
   if (input.offset + input.maxResults > ESEARCH_REACH) {
     throw new ValidationError(
-      `offset + maxResults must be at most ${ESEARCH_REACH} (ESearch cannot page further); narrow the query or a dateRange instead.`,
+      `offset + maxResults must be at most ${ESEARCH_REACH.toLocaleString("en-US")} (ESearch cannot page further); narrow the query or a dateRange instead.`,
     );
   }
   const term = effectiveQuery(input.query, input.publicationTypes);

@@ -87,7 +87,9 @@ export function pmidListSchema(max: number) {
     z
       .array(pmidSchema)
       .min(1, { error: "must list at least one PMID" })
-      .max(max, { error: `must list at most ${max} PMIDs; split the list` }),
+      .max(max, {
+        error: `must list at most ${max.toLocaleString("en-US")} PMIDs; split the list`,
+      }),
   );
 }
 

@@ -8,7 +8,7 @@ export const reviewIdSchema = z
   .max(64, maxChars(64))
   .trim()
   .min(1, { error: "must not be empty" })
-  .describe('The review_id review_create returned, e.g. "rv-ab12cd34".');
+  .describe('The review_id review_create returned, e.g. "sglt2-in-hf-k3f9qa".');
 
 export const stageSchema = z
   .enum(STAGES)

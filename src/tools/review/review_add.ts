@@ -26,16 +26,13 @@ const bySourceSchema = z.object(
 export const reviewAdd = defineTool({
   name: "review_add",
   description:
-    'Add candidate records to a review from one source per call. source "pubmed": every ' +
-    "record of a PubMed search (term), fetched through NCBI's history server, up to max_records " +
-    "(NCBI hands out the first 9,999 of a search: split larger ones by years); a call stopped by NCBI keeps what it " +
-    'stored and the same call again resumes. "europepmc": a Europe PMC query, preprints ' +
-    'included. "corpus": the records synced under a query_key. "ids": PMIDs, PMCIDs or DOIs. ' +
-    '"citations": the references (direction "backward") or citing papers ("forward") of the ' +
-    "records included so far. A record met again (same PMID, DOI or PMCID; same title, year and " +
-    "first author; a preprint and its published version) is stored once and counted in " +
-    "duplicates. Reports progress. Example: " +
-    '{"review_id": "rv-ab12cd34", "source": "pubmed", "term": "sglt2 inhibitors AND heart failure AND randomized controlled trial[pt]"}.',
+    "Add records to a review, one source per call: pubmed (term: every record, through NCBI's " +
+    "history server, which hands out the first 9,999; a call NCBI stops keeps what it stored " +
+    "and resumes when repeated), europepmc (query, preprints included), corpus (a synced " +
+    "query_key), ids (PMIDs, PMCIDs, DOIs) or citations (direction backward = references, " +
+    "forward = citing papers, of the included records). Records met again (same PMID/DOI/PMCID, " +
+    "title+year+first author, preprint of a published one) are stored once and counted as " +
+    'duplicates. Example: {"review_id": "sglt2-in-hf-k3f9qa", "source": "pubmed", "term": "sglt2 AND heart failure"}',
   toolset: "review",
   noDeadline: true,
   annotations: {
@@ -69,7 +66,9 @@ export const reviewAdd = defineTool({
             ),
           )
           .min(1, { error: "must list at least one identifier" })
-          .max(MAX_IDS, { error: `must list at most ${MAX_IDS} identifiers; split the list` }),
+          .max(MAX_IDS, {
+            error: `must list at most ${MAX_IDS.toLocaleString("en-US")} identifiers; split the list`,
+          }),
       )
       .optional()
       .describe('source "ids": PMIDs, PMCIDs or DOIs.'),
@@ -97,7 +96,8 @@ export const reviewAdd = defineTool({
       signal: ctx.signal,
       onProgress: (done, total, message) => ctx.reportProgress(done, total, message),
     });
-    return unmatched.length > 0 ? { ...result, unmatched } : result;
+    const all = [...unmatched, ...(result.unmatched ?? [])];
+    return all.length > 0 ? { ...result, unmatched: all } : result;
   },
 });
 
@@ -139,14 +139,14 @@ async function requestOf(
     case "ids": {
       if (!args.ids)
         throw needs("ids", "ids", '"ids": ["31452104", "PMC3040717", "10.1038/ng.590"]');
-      const { pmids, unmatched } = await pmidsOfIds(args.ids, ctx.signal);
-      return { request: { source: "ids", pmids, candidates: [] }, unmatched };
+      const { pmids, unmatched, searched } = await pmidsOfIds(args.ids, ctx.signal);
+      return { request: { source: "ids", pmids, dois: searched }, unmatched };
     }
     case "citations": {
       if (!args.direction) throw needs("citations", "direction", '"direction": "backward"');
       const included = await includedPmids(args.review_id, ctx.signal);
       const { pmids } = await citationPmids(included, args.direction, ctx.signal);
-      return { request: { source: "citations", pmids, candidates: [] }, ...none };
+      return { request: { source: "citations", pmids }, ...none };
     }
   }
 }

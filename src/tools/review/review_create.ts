@@ -6,14 +6,11 @@ import { defineTool } from "../tool.js";
 export const reviewCreate = defineTool({
   name: "review_create",
   description:
-    "Start a systematic review: a named, persistent set of candidate records with screening " +
-    "decisions, kept in the local store across restarts. Give the review question (e.g. PICO) " +
-    "and the eligibility criteria: screening ranks records by them until your first decisions " +
-    "train a model. Then add records with review_add, screen with review_screen and " +
-    "review_decide, count with review_status, export with review_export. Example: " +
-    '{"name": "SGLT2 heart failure", "question": "In adults with heart failure, do SGLT2 ' +
-    'inhibitors reduce hospitalisation compared with placebo?", "criteria": "RCTs; adults; ' +
-    'heart failure; SGLT2 inhibitor vs placebo; outcome hospitalisation"}.',
+    "Start a systematic review kept in the local store: a name, the review question (PICO) and " +
+    "eligibility criteria, which rank records until your decisions train a model. Then " +
+    "review_add, review_screen / review_decide, review_status, review_export. Example: " +
+    '{"name": "SGLT2 in HF", "question": "Do SGLT2 inhibitors reduce hospitalisation in adults ' +
+    'with heart failure?", "criteria": "RCTs; adults; SGLT2 inhibitor vs placebo"}',
   toolset: "review",
   budget: "corpus",
   annotations: {

@@ -10,13 +10,11 @@ import { decisionSchema, recordIdSchema, reviewIdSchema, stageSchema } from "./p
 export const reviewDecide = defineTool({
   name: "review_decide",
   description:
-    "Record screening decisions (include, exclude or maybe) on a review's records, each with " +
-    'an optional reason (at full text, the exclusion reason PRISMA counts, e.g. "wrong ' +
-    'population"). Every decision is audited with its time and the decision it replaced; ' +
-    "deciding a record again changes it. The screening model retrains on the next " +
-    "review_screen. Returns the stage's progress with the stopping rule. Example: " +
-    '{"review_id": "rv-ab12cd34", "decisions": [{"id": "pmid:31452104", "decision": "include"}, ' +
-    '{"id": "pmid:30000219", "decision": "exclude", "reason": "not an RCT"}]}.',
+    "Record decisions (include, exclude, maybe) on a review's records, with an optional reason " +
+    "(at full text, the exclusion reason PRISMA counts). Every change is audited; deciding a " +
+    "record again changes it. Returns the stage's progress. Example: " +
+    '{"review_id": "sglt2-in-hf-k3f9qa", "decisions": [{"id": "pmid:31452104", "decision": "include"}, ' +
+    '{"id": "pmid:30000219", "decision": "exclude", "reason": "not an RCT"}]}',
   toolset: "review",
   budget: "corpus",
   annotations: {

@@ -25,7 +25,7 @@ export const reviewExport = defineTool({
     "notices. which: included (default: the final inclusions), all, excluded or undecided. An " +
     `export up to ${INLINE_EXPORT_BYTES / 1024} KiB comes inline in text; a larger one as a ` +
     "resource_link (uri) that resources/read returns whole. Example: " +
-    '{"review_id": "rv-ab12cd34", "format": "ris", "which": "included"}.',
+    '{"review_id": "sglt2-in-hf-k3f9qa", "format": "ris", "which": "included"}.',
   toolset: "review",
   budget: "corpus",
   annotations: { title: "Export a review", readOnlyHint: true, openWorldHint: false },

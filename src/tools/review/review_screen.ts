@@ -9,17 +9,12 @@ import { reviewIdSchema, stageSchema } from "./params.js";
 export const reviewScreen = defineTool({
   name: "review_screen",
   description:
-    "The next records to screen in a review, most likely to be included first. Before the " +
-    "first include and exclude they are ranked by relevance to the question and criteria; " +
-    "after, by a model trained on every decision so far (active learning: decide what you are " +
-    "shown with review_decide, then ask again). Each record has an abstract (cut at 1,500 " +
-    "characters), journal, year, publication types, a score (estimated probability of " +
-    "inclusion) and integrity notices (retractions, corrections). progress says how many are " +
-    "left, how many relevant records are estimated unfound, and whether stopping is now safe " +
-    '(stop_suggested, with the reason). stage "full_text" screens the records included at ' +
-    "title and abstract, and says for each whether its full text can be retrieved (PMC, Europe " +
-    "PMC, Unpaywall; read it with pubmed_fulltext). " +
-    'Example: {"review_id": "rv-ab12cd34", "limit": 10}.',
+    "The undecided records of a review most likely to be included, best first: by relevance " +
+    "to the question until there is an include and an exclude, then by a model trained on every " +
+    "decision (decide them with review_decide, then ask again). Abstracts cut at 1,500 " +
+    "characters; notices; score = estimated probability of inclusion. progress says what is " +
+    "left and whether stopping is now safe (stop_suggested, stop_reason). stage full_text: the " +
+    'records included at title/abstract, with full_text_available. Example: {"review_id": "sglt2-in-hf-k3f9qa"}',
   toolset: "review",
   annotations: { title: "Screen a review's records", readOnlyHint: true, openWorldHint: true },
   parameters: z.object({

@@ -14,13 +14,11 @@ const diagrams = new WeakMap<object, string>();
 export const reviewStatus = defineTool({
   name: "review_status",
   description:
-    "A review's state: the PRISMA 2020 flow counts from its data (records identified per " +
-    "source, duplicates removed, screened, excluded, reports sought and not retrieved, " +
-    "assessed, excluded at full text per reason, included), the progress of both screening " +
-    "stages, and the records not excluded that carry integrity notices (retractions, " +
-    "corrections, expressions of concern). A second content block draws the PRISMA 2020 flow " +
-    "diagram (SVG). Without review_id: every review, briefly. Example: " +
-    '{"review_id": "rv-ab12cd34"}.',
+    "A review's PRISMA 2020 counts (identified per source, duplicates removed, screened, " +
+    "excluded, reports sought / not retrieved / assessed, excluded at full text by reason, " +
+    "included), both stages' progress and the records not excluded that carry retraction or " +
+    "correction notices; a second block is the PRISMA flow diagram (SVG). Without review_id: " +
+    'every review, briefly. Example: {"review_id": "sglt2-in-hf-k3f9qa"}',
   toolset: "review",
   budget: "corpus",
   annotations: {
