@@ -9,16 +9,19 @@
  * averaged over seeds: WSS@95, recall after 10/20/30 % screened, and for the stopping rule the
  * records screened at the first "stop", the recall there and its ratio to the ideal stop (the
  * records screened when 95 % recall was reached). `--tune` chooses λ leave-one-topic-out (the
- * only tuned constant of the model; block weights and step counts are set by principle);
+ * only tuned constant of the model; block weights and step counts are set by principle); `--stop`
+ * chooses the stopping rule's ω (src/review/stop.ts) leave-one-topic-out and prints, per held-out
+ * topic and batch size, the stop point, recall there (mean, min) and its ratio to the ideal;
  * `--latency` times `rank` on 5,000 records (the topics repeated, so every feature is in at least
  * two records: the pessimistic case for src/review/features.ts's MIN_DF) with 500–700 decisions.
  */
 import { performance } from "node:perf_hooks";
 import { Screener, type ScreenerOptions } from "../src/review/screener.js";
-import { stopDecision } from "../src/review/stop.js";
+import { STOP_RULE, stopDecision } from "../src/review/stop.js";
 import { DEFAULT_SCREENING_DIR, readTopics, type ScreeningTopic } from "./lib/screening-data.js";
 import {
   NaiveBayesRanker,
+  leaveOneTopicOut,
   mean,
   percentile,
   recallAt,
@@ -27,6 +30,7 @@ import {
   wss95,
   type RankerLike,
   type SimulationRun,
+  type StopTrial,
 } from "./lib/screening-metrics.js";
 
 export * from "./lib/screening-metrics.js";
@@ -177,6 +181,54 @@ function tune(topics: readonly ScreeningTopic[], seeds: readonly number[]): void
   console.log(`leave-one-topic-out mean WSS@95: ${mean(heldOut).toFixed(3)}`);
 }
 
+/** ω candidates for --stop, most cautious first (1: Callaghan & Müller-Hansen's own test). */
+const ODDS_RATIOS = [1, 2, 4, 8, 16, 32];
+
+/**
+ * The stopping rule's ω, leave-one-topic-out: the boldest value safe on the other four topics,
+ * one step back (src/review/stop.ts says why); the held-out figures, then every ω in-sample.
+ */
+function stopStudy(topics: readonly ScreeningTopic[], seeds: readonly number[], batches: number[]) {
+  const trials: (StopTrial & { batch: number })[] = [];
+  for (const topic of topics) {
+    for (const batch of batches) {
+      for (const seed of seeds) {
+        const { order } = simulate(topic, makeRanker("ours", topic), { seed, batch });
+        trials.push({ topic: topic.name, order, every: batch, batch });
+      }
+    }
+  }
+  const ruleFor = (oddsRatio: number) => (included: readonly boolean[], total: number) =>
+    stopDecision(included, total, { ...STOP_RULE, oddsRatio });
+  const heldOut = leaveOneTopicOut(trials, ODDS_RATIOS, ruleFor, 1);
+  console.log(
+    "| held-out topic | ω | batch | stop screened | recall at stop | min recall | stop ÷ ideal |",
+  );
+  console.log("|" + " --- |".repeat(7));
+  const ratios: number[] = [];
+  for (const h of heldOut) {
+    const mine = trials.filter((t) => t.topic === h.topic);
+    for (const batch of batches) {
+      const os = h.outcomes.filter((_, i) => mine[i]?.batch === batch);
+      ratios.push(...os.map((o) => o.ratioToIdeal));
+      const m = (f: (o: (typeof os)[number]) => number, d = 1) => mean(os.map(f)).toFixed(d);
+      const min = Math.min(...os.map((o) => o.recall)).toFixed(1);
+      console.log(
+        `| ${h.topic} | ${h.value} | ${batch} | ${m((o) => o.screened, 0)} | ${m((o) => o.recall)} | ${min} | ${m((o) => o.ratioToIdeal, 2)} |`,
+      );
+    }
+  }
+  console.log(`\nleave-one-topic-out mean stop ÷ ideal: ${mean(ratios).toFixed(2)}`);
+  for (const omega of ODDS_RATIOS) {
+    const os = trials.map((t) => stopOutcome(t.order, ruleFor(omega), t.every));
+    const early = os.filter((o) => o.recall < 95 - 1e-9).length;
+    const ratio = mean(os.map((o) => o.ratioToIdeal)).toFixed(2);
+    console.log(
+      `in-sample ω ${omega}: stop ÷ ideal ${ratio}, ${early} of ${os.length} runs stopped before 95 % recall`,
+    );
+  }
+}
+
 /** `rank` latency on `size` records (the topics repeated) with `decisions` decisions made. */
 export function latency(
   topics: readonly ScreeningTopic[],
@@ -224,6 +276,7 @@ function main(argv: string[]): void {
   const seeds = Array.from({ length: Number(flag("--seeds", "5")) }, (_, i) => 1 + i);
   const batches = flag("--batches", "1,10").split(",").map(Number);
   if (argv.includes("--tune")) return tune(topics, seeds);
+  if (argv.includes("--stop")) return stopStudy(topics, seeds, batches);
   if (!argv.includes("--latency")) {
     const methods = flag("--methods", "ours,ours (no question),baseline").split(",") as Method[];
     console.log(table(runAll(topics, methods, seeds, batches)));

@@ -84,7 +84,7 @@ describe("npm run demo -- --review", () => {
       identified: 400,
       relevant: relevantPmids.length,
       stopSuggested: true,
-      stopReason: expect.stringContaining("knee"),
+      stopReason: expect.stringContaining("Callaghan & Müller-Hansen"),
     });
     expect(s.recall).toBeGreaterThanOrEqual(0.9);
     expect(s.screened).toBeLessThan(s.identified);

@@ -6,7 +6,8 @@
  * a deliberate change: re-measure with `SIZES_UPDATE=1 npm test -- __tests__/sizes` (writes
  * measured × 1.1, rounded up to 100) and commit the new file with the reason.
  * A tool with no ceiling entry fails here, and so does a reply whose structuredContent holds
- * anything its text does not (clients show many models the text only).
+ * anything its text does not (clients show many models the text only). tools/list is also held
+ * under a ceiling per toolset, served alone (MCP_TOOLSETS), in UTF-8 bytes.
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -18,7 +19,10 @@ import { demoCorpus, synthHandler } from "../../src/devtools/synth-ncbi.js";
 import { startSynthServer, type SynthServer } from "../../src/devtools/synth-server.js";
 import { recordedEfetchRoute, startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
 import { pmcEfetchRoute } from "../helpers/fake-literature.js";
-import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
+import { TOOLS } from "../../src/tools/index.js";
+import { TOOLSETS } from "../../src/toolsets.js";
+import { INLINE_EXPORT_BYTES } from "../../src/review/links.js";
+import { callTool, startHarness, type Harness, type ToolOutcome } from "../helpers/mcp.js";
 import { HAS_SHARED, eutilsFixture } from "../helpers/shared.js";
 
 jest.setTimeout(180_000);
@@ -26,6 +30,8 @@ jest.setTimeout(180_000);
 const CEILINGS_FILE = join(dirname(fileURLToPath(import.meta.url)), "ceilings.json");
 interface Ceilings {
   toolsList: number;
+  /** Bytes of tools/list from a server offering that toolset alone. */
+  toolsListByToolset: Record<string, number>;
   tools: Record<string, Record<string, number>>;
 }
 const ceilings = JSON.parse(readFileSync(CEILINGS_FILE, "utf8")) as Ceilings;
@@ -63,9 +69,53 @@ type Args = Record<string, unknown>;
 interface Scenario {
   tool: string;
   name: string;
-  args: Args | (() => Args);
+  /** A function builds its arguments when the scenario runs (after the ones before it). */
+  args: Args | (() => Args | Promise<Args>);
   /** Needs the recorded records in ../shared. */
   shared?: boolean;
+  /** Checks the reply is the shape the scenario is there for (and keeps what later ones need). */
+  then?: (out: ToolOutcome) => void;
+}
+
+/** The review the review scenarios build, in call order (review_create keeps its id). */
+let reviewId = "";
+const REVIEW_QUESTION = {
+  name: "Metformin and ageing",
+  question: "In older adults, does metformin slow biological ageing or extend healthspan?",
+  criteria: "Randomised trials or cohorts; adults over 60; metformin vs none; ageing outcomes",
+};
+const recordIds = SYNTH.map((p) => `pmid:${p}`);
+
+/**
+ * The largest review export answered inline: a second review holding as many of TERM's records as
+ * fit in review_export's 64 KiB as RIS. An undecided record's RIS is pubmed_export's (the same
+ * writer), so the count is found on pubmed_export's bytes, without touching the review.
+ */
+async function reviewAtInlineLimit(): Promise<Args> {
+  const risBytes = async (n: number) =>
+    (
+      (await callTool(h.client, "pubmed_export", { pmids: SYNTH.slice(0, n), format: "ris" }))
+        .json as { bytes: number }
+    ).bytes;
+  let [fits, over] = [1, SYNTH.length];
+  expect(await risBytes(SYNTH.length)).toBeGreaterThan(INLINE_EXPORT_BYTES);
+  while (over - fits > 1) {
+    const mid = Math.floor((fits + over) / 2);
+    if ((await risBytes(mid)) <= INLINE_EXPORT_BYTES) fits = mid;
+    else over = mid;
+  }
+  const created = await callTool(h.client, "review_create", {
+    ...REVIEW_QUESTION,
+    name: "Metformin and ageing, at the inline limit",
+  });
+  const id = (created.json as { review_id: string }).review_id;
+  const added = await callTool(h.client, "review_add", {
+    review_id: id,
+    source: "ids",
+    ids: SYNTH.slice(0, fits),
+  });
+  expect(added.json).toMatchObject({ added: fits });
+  return { review_id: id, format: "ris", which: "all" };
 }
 
 /** In call order: the corpus tools need the sync first. */
@@ -182,6 +232,130 @@ const SCENARIOS: Scenario[] = [
     name: "set",
     args: { query_key: "sizes-set", last_edat: "2024-01-01T00:00:00Z" },
   },
+  // A review of TERM's records from start to export (docs/reviews.md, "A worked example").
+  {
+    tool: "review_create",
+    name: "question and criteria",
+    args: REVIEW_QUESTION,
+    then: (out) => {
+      reviewId = (out.json as { review_id: string }).review_id;
+      expect(reviewId).toMatch(/\S/);
+    },
+  },
+  {
+    tool: "review_add",
+    name: "pubmed, 60 records",
+    args: () => ({ review_id: reviewId, source: "pubmed", term: TERM }),
+    then: (out) => expect(out.json).toMatchObject({ added: SYNTH.length }),
+  },
+  {
+    tool: "review_screen",
+    name: "title_abstract, limit 50",
+    args: () => ({ review_id: reviewId, limit: 50 }),
+    then: (out) => expect((out.json as { records: unknown[] }).records).toHaveLength(50),
+  },
+  {
+    tool: "review_decide",
+    name: "50 title/abstract decisions",
+    // The first 40 included, 10 excluded with a reason: then 40 reports go on to full text.
+    args: () => ({
+      review_id: reviewId,
+      decisions: recordIds
+        .slice(0, 50)
+        .map((id, i) =>
+          i < 40
+            ? { id, decision: "include" }
+            : { id, decision: "exclude", reason: "not older adults" },
+        ),
+    }),
+    then: (out) => expect(out.json).toMatchObject({ recorded: 50 }),
+  },
+  {
+    tool: "review_screen",
+    name: "full_text, limit 50 (40 reports)",
+    args: () => ({ review_id: reviewId, stage: "full_text", limit: 50 }),
+    then: (out) => {
+      const records = (out.json as { records: { full_text_available?: boolean }[] }).records;
+      expect(records).toHaveLength(40);
+      expect(records.every((r) => typeof r.full_text_available === "boolean")).toBe(true);
+    },
+  },
+  {
+    tool: "review_decide",
+    name: "20 full-text decisions, four reasons",
+    args: () => ({
+      review_id: reviewId,
+      stage: "full_text",
+      decisions: recordIds.slice(0, 20).map((id, i) =>
+        i < 8
+          ? { id, decision: "include" }
+          : {
+              id,
+              decision: "exclude",
+              reason: ["wrong population", "wrong outcome", "not randomised", "duplicate report"][
+                i % 4
+              ],
+            },
+      ),
+    }),
+    then: (out) => expect(out.json).toMatchObject({ recorded: 20 }),
+  },
+  {
+    tool: "review_status",
+    name: "PRISMA counts, progress, notices (diagram not text)",
+    args: () => ({ review_id: reviewId }),
+    then: (out) => {
+      const prisma = (out.json as { prisma: { excluded_full_text: object } }).prisma;
+      expect(Object.keys(prisma.excluded_full_text)).toHaveLength(4);
+      // The flow diagram is a second block, an image: not text, so not counted here.
+      expect(out.content.map((c) => c.type)).toEqual(["text", "image"]);
+    },
+  },
+  {
+    tool: "review_status",
+    name: "every review",
+    args: {},
+    then: (out) => expect((out.json as { reviews: unknown[] }).reviews).toHaveLength(1),
+  },
+  {
+    tool: "review_export",
+    name: "ris, included (8 records)",
+    args: () => ({ review_id: reviewId, format: "ris" }),
+    then: (out) => expect(out.json).toMatchObject({ records: 8, text: expect.any(String) }),
+  },
+  {
+    tool: "review_export",
+    name: "ris, all, the most records inline (64 KiB)",
+    args: reviewAtInlineLimit,
+    then: (out) => {
+      const { bytes, text } = out.json as { bytes: number; text?: string };
+      expect(text).toBeDefined();
+      expect(bytes).toBeGreaterThan(INLINE_EXPORT_BYTES * 0.95);
+      expect(bytes).toBeLessThanOrEqual(INLINE_EXPORT_BYTES);
+    },
+  },
+  {
+    tool: "review_export",
+    name: "bibtex, all, as a resource_link",
+    args: () => ({ review_id: reviewId, format: "bibtex", which: "all" }),
+    then: (out) => {
+      expect(out.json).toMatchObject({ records: SYNTH.length, uri: expect.any(String) });
+      expect(out.content.map((c) => c.type)).toEqual(["text", "resource_link"]);
+    },
+  },
+  {
+    tool: "pubmed_export",
+    name: "search, csl_json, 40 records inline",
+    args: { term: "crispr therapy", format: "csl_json" },
+    then: (out) => expect(out.json).toMatchObject({ records: 40, text: expect.any(String) }),
+  },
+  {
+    tool: "pubmed_export",
+    name: "search, ris, as a resource_link",
+    args: { term: TERM, format: "ris" },
+    then: (out) =>
+      expect(out.json).toMatchObject({ records: SYNTH.length, uri: expect.any(String) }),
+  },
 ];
 
 let fake: FakeEutils;
@@ -191,6 +365,7 @@ let h: Harness;
 const measured: Record<string, Record<string, number>> = {};
 const measuredChars: Record<string, Record<string, number>> = {};
 let toolsListChars = 0;
+const toolsListBytes: Record<string, number> = {};
 
 beforeAll(async () => {
   const synth = synthHandler(corpus);
@@ -222,11 +397,25 @@ afterAll(async () => {
           Object.fromEntries(Object.entries(byName).map(([name, n]) => [name, up(n)])),
         ]),
     );
-    const next: Ceilings = { toolsList: up(toolsListChars), tools };
+    // A toolset not measured this run (a -t filter) keeps its ceiling.
+    const byToolset = Object.fromEntries(
+      TOOLSETS.map((t) => {
+        const n = toolsListBytes[t];
+        return [t, n === undefined ? (ceilings.toolsListByToolset[t] ?? 0) : up(n)];
+      }),
+    );
+    const next: Ceilings = {
+      toolsList: up(toolsListChars),
+      toolsListByToolset: byToolset,
+      tools,
+    };
     writeFileSync(CEILINGS_FILE, `${JSON.stringify(next, null, 2)}\n`);
   }
   process.stderr.write(
     `output sizes (text bytes): tools/list ${toolsListChars} chars\n` +
+      Object.entries(toolsListBytes)
+        .map(([toolset, n]) => `  tools/list, ${toolset} alone: ${n} bytes\n`)
+        .join("") +
       Object.entries(measured)
         .flatMap(([tool, byName]) =>
           Object.entries(byName).map(
@@ -243,6 +432,7 @@ describe("answer sizes", () => {
     const { tools } = await h.client.listTools();
     const names = tools.map((t) => t.name).sort();
     if (!UPDATE) expect(Object.keys(ceilings.tools).sort()).toEqual(names);
+    if (!UPDATE) expect(Object.keys(ceilings.toolsListByToolset)).toEqual([...TOOLSETS]);
     expect([...new Set(SCENARIOS.map((s) => s.tool))].sort()).toEqual(names);
     for (const [tool, byName] of Object.entries(ceilings.tools)) {
       expect({ tool, scenarios: Object.keys(byName).sort() }).toEqual({
@@ -265,8 +455,17 @@ describe("answer sizes", () => {
     "%s [%s] stays under its ceiling, all of it in the text",
     async (tool, name, s) => {
       if (s.shared && !HAS_SHARED) return;
-      const out = await callTool(h.client, tool, typeof s.args === "function" ? s.args() : s.args);
-      expect({ tool, isError: out.isError }).toEqual({ tool, isError: false });
+      const out = await callTool(
+        h.client,
+        tool,
+        typeof s.args === "function" ? await s.args() : s.args,
+      );
+      expect({ tool, isError: out.isError, json: out.isError ? out.json : "ok" }).toEqual({
+        tool,
+        isError: false,
+        json: "ok",
+      });
+      s.then?.(out);
       const text = out.content
         .filter((c) => c.type === "text")
         .map((c) => c.text ?? "")
@@ -284,6 +483,37 @@ describe("answer sizes", () => {
           bytes,
           over: false,
         });
+      }
+    },
+  );
+});
+
+/**
+ * What an operator who narrows the server (MCP_TOOLSETS) pays up front: tools/list from a server
+ * offering each toolset alone, its names taken from each tool's own `toolset`, so a new tool
+ * counts against its toolset's ceiling. Last in the file: each server installs its own state
+ * through the test hook, which closes the one the answers above were measured on.
+ */
+describe("tools/list per toolset", () => {
+  it.each(TOOLSETS.map((t) => [t] as const))(
+    "%s alone stays under its ceiling",
+    async (toolset) => {
+      const alone = await startHarness({ fake, env: { MCP_TOOLSETS: toolset } });
+      try {
+        const list = await alone.client.listTools();
+        expect(list.tools.map((t) => t.name).sort()).toEqual(
+          TOOLS.filter((t) => t.toolset === toolset)
+            .map((t) => t.name)
+            .sort(),
+        );
+        const bytes = Buffer.byteLength(JSON.stringify(list), "utf8");
+        toolsListBytes[toolset] = bytes;
+        if (!UPDATE) {
+          const over = bytes > (ceilings.toolsListByToolset[toolset] ?? 0);
+          expect({ toolset, bytes, over }).toEqual({ toolset, bytes, over: false });
+        }
+      } finally {
+        await alone.close();
       }
     },
   );

@@ -134,6 +134,44 @@ export function stopOutcome(order: readonly boolean[], rule: StopRule, every: nu
   };
 }
 
+/** A screening run to judge stopping rules on: its decisions in order, and how often to ask. */
+export interface StopTrial {
+  topic: string;
+  order: readonly boolean[];
+  every: number;
+}
+
+export interface HeldOut {
+  topic: string;
+  /** The constant chosen on the other topics, and the outcomes of the held-out topic's trials. */
+  value: number;
+  outcomes: StopOutcome[];
+}
+
+/**
+ * Leave-one-topic-out choice of a stopping rule's constant: for each topic, the boldest value of
+ * `grid` (ordered most cautious first) that never stopped before 95 % recall on any trial of the
+ * other topics, then `stepBack` values more cautious (a margin), judged on the held-out topic.
+ */
+export function leaveOneTopicOut(
+  trials: readonly StopTrial[],
+  grid: readonly number[],
+  ruleFor: (value: number) => StopRule,
+  stepBack: number,
+): HeldOut[] {
+  const outcomes = grid.map((v) => trials.map((t) => stopOutcome(t.order, ruleFor(v), t.every)));
+  const topics = [...new Set(trials.map((t) => t.topic))];
+  return topics.map((topic) => {
+    const safe = (g: number): boolean =>
+      trials.every((t, i) => t.topic === topic || (outcomes[g]?.[i]?.recall ?? 0) >= 95 - 1e-9);
+    let boldest = 0;
+    for (let g = 0; g < grid.length && safe(g); g++) boldest = g;
+    const g = Math.max(0, boldest - stepBack);
+    const mine = outcomes[g]?.filter((_, i) => trials[i]?.topic === topic) ?? [];
+    return { topic, value: grid[g] as number, outcomes: mine };
+  });
+}
+
 /**
  * The reference baseline (ASReview's default model of the README's figures): TF-IDF of title +
  * abstract as scikit-learn's TfidfVectorizer makes it by default (lower case, words of 2+ word

@@ -51,8 +51,8 @@ const REVIEW_FLOW = `1. **Question** — \`review_create\` with a \`name\`, the 
    \`backward\`/\`forward\` from the included records). Records met again are stored once and counted.
 3. **Screen** — \`review_screen\` (10 at a time) then \`review_decide\` (include / exclude / maybe, with a
    \`reason\`), and again: after the first include and exclude a model trained on your decisions puts
-   the likely includes first. Stop when \`progress.stop_suggested\` is true (\`stop_reason\` says why:
-   the knee method, tuned to stop only past 95 % recall).
+   the likely includes first. Stop when \`progress.stop_suggested\` is true (\`stop_reason\` says why: a statistical
+   test that recall is very likely ≥ 95 %).
 4. **Full text** — the same with \`stage: "full_text"\`: each record says whether its full text can be
    retrieved (\`pubmed_fulltext\` reads it); exclude with the reason PRISMA will count.
 5. **Report** — \`review_status\`: PRISMA 2020 counts and the flow diagram (SVG); included records with
