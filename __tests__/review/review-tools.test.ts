@@ -177,6 +177,11 @@ describeEachBackend("review tools", (kind) => {
       },
     );
     expect(decided).toMatchObject({ recorded: 3, unchanged: 0 });
+    // The progress review_decide counts from its cache is the one read from the store.
+    const fromStore = await ok<{ progress: { title_abstract: Progress } }>(h, "review_status", {
+      review_id: id,
+    });
+    expect(fromStore.progress.title_abstract).toEqual(decided.progress);
     expect(decided.progress).toMatchObject({
       screened: 3,
       included: 1,

@@ -274,7 +274,7 @@ describeEachBackend("reviews", (kind) => {
         ],
         at,
       ),
-    ).toEqual({ recorded: 3, unchanged: 0 });
+    ).toEqual({ recorded: 3, unchanged: 0, revision: rev! + 1 });
     expect(await revision()).toBe(rev! + 1);
     expect(
       await decide(store.db, rv, [
@@ -334,7 +334,7 @@ describeEachBackend("reviews", (kind) => {
         { id: "pmid:2", decision: "maybe", stage: ta },
         { id: "pmid:2", decision: "exclude", reason: "no outcome", stage: ft },
       ]),
-    ).toEqual({ recorded: 2, unchanged: 0 });
+    ).toMatchObject({ recorded: 2, unchanged: 0 });
     expect(await missingRecordIds(store.db, rv, ["pmid:2", "pmid:8", "pmid:1"])).toEqual([
       "pmid:8",
     ]);

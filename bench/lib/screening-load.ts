@@ -86,11 +86,13 @@ export async function screenLatency(
     while (reviewer.order.length < decisions) await reviewer.round();
     const ms: number[] = [];
     const repeatMs: number[] = [];
+    // One decision between calls (the top record), so every timed call retrains and the review
+    // stays near `decisions` decided (500 → 600 over 100 calls) rather than drifting past it.
     for (let i = 0; i < calls; i++) {
       const first = await reviewer.screen();
       ms.push(first.ms);
       repeatMs.push((await reviewer.screen()).ms);
-      await reviewer.decide(first.ids);
+      await reviewer.decide(first.ids.slice(0, 1));
     }
     return { ms, repeatMs, added: add.added };
   });

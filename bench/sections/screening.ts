@@ -292,7 +292,7 @@ async function loadScenarios(
     ),
   );
   section.notes.push(
-    `load: review_screen timed over ${lat.ms.length} rounds of screen(10) → decide after 500 decisions on ${lat.added} records (the topics' records repeated under new PMIDs).`,
+    `load: review_screen timed over ${lat.ms.length} rounds of screen(10) → decide the first, from 500 decisions on ${lat.added} records (the topics' records repeated under new PMIDs).`,
     `load: review_add asked for 10,000 records: ${bulk.added} added in ${(bulk.addMs / 1000).toFixed(1)} s with ${bulk.requests} requests to the stand-in (refusing past ${NCBI_RPS}/s, ${bulk.refused} refused).`,
     `load: review_export ${e.bytes.toLocaleString("en-US")} bytes: the call ${e.callMs.toFixed(0)} ms${e.linked ? `, then resources/read of its link ${e.readError ? `failed: ${e.readError.slice(0, 200)}` : `${e.readMs.toFixed(0)} ms`}` : " (inline)"}.`,
   );

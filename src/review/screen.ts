@@ -16,7 +16,14 @@ import {
 } from "../store/reviews.js";
 import { Screener } from "./screener.js";
 import { stopDecision } from "./stop.js";
-import type { Decision, Progress, ReviewRecord, Stage } from "./types.js";
+import {
+  STAGES,
+  type Decision,
+  type DecisionInput,
+  type Progress,
+  type ReviewRecord,
+  type Stage,
+} from "./types.js";
 
 /** Characters of an abstract in review_screen's answer. */
 export const SCREEN_ABSTRACT_CHARS = 1_500;
@@ -86,6 +93,50 @@ async function screenerFor(db: Kysely<Database>, review: ReviewRow, stage: Stage
   cache.set(key, entry);
   if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
   return entry;
+}
+
+/**
+ * After this worker recorded `decisions`, taking the review to `revision`: the cached screeners
+ * that were current just before take them in place of reading the stage again (a cache a step or
+ * more behind, or one a title/abstract change reshapes — the full-text pool — is dropped).
+ * Returns the stage's progress when its cache is current, for review_decide to answer with.
+ */
+export function applyDecisions(
+  reviewId: string,
+  decisions: ReadonlyArray<DecisionInput & { stage: Stage }>,
+  revision: number,
+  shown: Stage,
+): Progress | undefined {
+  const reshaped = decisions.some((d) => d.stage === "title_abstract");
+  for (const stage of STAGES) {
+    const key = `${reviewId}\u0000${stage}`;
+    const entry = cache.get(key);
+    if (!entry) continue;
+    if (entry.revision !== revision - 1 || (stage === "full_text" && reshaped)) {
+      cache.delete(key);
+      continue;
+    }
+    const at = new Map(entry.pool.map((p, i) => [p.id, i]));
+    // As the store numbers them: a record's first decision at the stage takes the next number.
+    let last = entry.pool.reduce((m, p) => Math.max(m, p.order ?? 0), 0);
+    let missing = false;
+    for (const d of decisions) {
+      if (d.stage !== stage) continue;
+      const i = at.get(d.id);
+      const cur = i === undefined ? undefined : entry.pool[i];
+      if (i === undefined || !cur) {
+        missing = true;
+        break;
+      }
+      entry.pool[i] = { id: d.id, decision: d.decision, order: cur.order ?? ++last };
+      entry.labels.set(d.id, d.decision !== "exclude");
+      entry.decided.set(d.id, d.decision);
+    }
+    if (missing) cache.delete(key);
+    else entry.revision = revision;
+  }
+  const current = cache.get(`${reviewId}\u0000${shown}`);
+  return current?.revision === revision ? progressFrom(current.pool, shown) : undefined;
 }
 
 export async function progressOf(

@@ -27,7 +27,7 @@ import { exportWriter } from "./export.js";
 import { exportPubmed, type PubmedExportInput } from "./pubmed-export.js";
 import { prismaSvg, type PrismaCounts } from "./prisma.js";
 import type { Candidate } from "./records.js";
-import { progressOf, requireReview, screen } from "./screen.js";
+import { applyDecisions, progressOf, requireReview, screen } from "./screen.js";
 import type {
   DecisionInput,
   ExportFormat,
@@ -111,10 +111,12 @@ export async function decideReview(
   await requireReview(store, reviewId);
   const withStage = decisions.map((d) => ({ ...d, stage: d.stage ?? stage }));
   const stages = new Set(withStage.map((d) => d.stage));
-  const r = await recordDecisions(store, reviewId, withStage);
-  // The progress of the stage decided (the first one's, when a call mixes stages).
+  const { revision, ...r } = await recordDecisions(store, reviewId, withStage);
+  // The progress of the stage decided (the call's stage, when a call mixes stages).
   const shown = stages.size === 1 ? [...stages][0]! : stage;
-  return { ...r, progress: await progressOf(store, reviewId, shown) };
+  const cached =
+    revision === undefined ? undefined : applyDecisions(reviewId, withStage, revision, shown);
+  return { ...r, progress: cached ?? (await progressOf(store, reviewId, shown)) };
 }
 
 export async function reviewStatus(reviewId: string | undefined) {

@@ -55,7 +55,7 @@ export async function decide(
   reviewId: string,
   decisions: ReadonlyArray<DecisionInput & { stage: Stage }>,
   now: Date = new Date(),
-): Promise<{ recorded: number; unchanged: number }> {
+): Promise<{ recorded: number; unchanged: number; revision?: number }> {
   if (decisions.length === 0) return { recorded: 0, unchanged: 0 };
   return storeCall("recording screening decisions", () =>
     inTransaction(db, async (trx) => {
@@ -193,8 +193,9 @@ export async function decide(
           select ${reviewId}::text, ${u.values}, ${now.toISOString()}::timestamptz
           from ${u.from}`.execute(trx);
       }
-      if (audit.length > 0) await bumpRevision(trx, reviewId);
-      return { recorded: audit.length, unchanged };
+      // The revision this call made, so the caller may update its caches instead of reloading.
+      if (audit.length === 0) return { recorded: 0, unchanged };
+      return { recorded: audit.length, unchanged, revision: await bumpRevision(trx, reviewId) };
     }),
   );
 }

@@ -36,13 +36,18 @@ export async function lockReview(trx: Db, reviewId: string): Promise<void> {
   }
 }
 
-/** Marks the review changed: caches keyed by its revision (the screener) rebuild. */
-export async function bumpRevision(trx: Db, reviewId: string): Promise<void> {
-  await trx
+/**
+ * Marks the review changed: caches keyed by its revision (the screener) rebuild. Returns the new
+ * revision (under the review's lock, the one before it is this less one).
+ */
+export async function bumpRevision(trx: Db, reviewId: string): Promise<number> {
+  const row = await trx
     .updateTable("reviews")
     .set((eb) => ({ revision: eb("revision", "+", 1) }))
     .where("id", "=", reviewId)
-    .execute();
+    .returning("revision")
+    .executeTakeFirst();
+  return row?.revision ?? 0;
 }
 
 export interface BulkColumn {
