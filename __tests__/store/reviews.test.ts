@@ -22,6 +22,7 @@ import {
   identifiedBySource,
   listReviews,
   missingRecordIds,
+  noticedRecords,
   prismaCounts,
   queryDocumentPmids,
   screeningDocs,
@@ -452,6 +453,22 @@ describeEachBackend("reviews", (kind) => {
       expect(await countExport(store.db, rv, which)).toBe((await all(which)).length);
     }
     expect((await listReviews(store.db))[0]).toMatchObject({ records: 11, included: 2 });
+  });
+
+  it("lists the records with notices that are not excluded, at most as many as asked", async () => {
+    const retraction = [{ type: "retraction" as const, notice_pmid: "900" }];
+    await add("pubmed", [
+      cand({ pmid: "1", notices: retraction }),
+      cand({ pmid: "2", title: "Second", notices: retraction }),
+      cand({ pmid: "3", title: "Third" }),
+      cand({ pmid: "4", title: "Fourth", notices: [{ type: "correction" }] }),
+    ]);
+    await decide(store.db, rv, [{ id: "pmid:2", decision: "exclude", stage: "title_abstract" }]);
+    expect(await noticedRecords(store.db, rv, 10)).toEqual([
+      { id: "pmid:1", title: "A randomised trial", notices: retraction },
+      { id: "pmid:4", title: "Fourth", notices: [{ type: "correction" }] },
+    ]);
+    expect((await noticedRecords(store.db, rv, 1)).map((r) => r.id)).toEqual(["pmid:1"]);
   });
 
   it("keeps where a long add resumes", async () => {

@@ -12,6 +12,7 @@ import {
   decide as recordDecisions,
   exportPage,
   listReviews,
+  noticedRecords,
   prismaCounts,
   setFullTextAvailability,
 } from "../store/reviews.js";
@@ -33,7 +34,6 @@ import type {
   ExportFormat,
   ExportWhich,
   Progress,
-  ReviewRecord,
   Stage,
 } from "./types.js";
 
@@ -135,7 +135,7 @@ export async function reviewStatus(reviewId: string | undefined) {
   }
   const review = await requireReview(store, reviewId);
   const prisma = await prismaCounts(store, reviewId);
-  const notices = await noticedRecords(store, reviewId);
+  const notices = await noticedRecords(store, reviewId, MAX_NOTICED);
   return {
     review: {
       review_id: review.id,
@@ -165,24 +165,6 @@ export async function markFullText(
 
 /** Records with integrity notices shown by review_status, at most. */
 const MAX_NOTICED = 50;
-
-/** The review's records not excluded that carry integrity notices (a retracted include!). */
-async function noticedRecords(store: Awaited<ReturnType<typeof db>>, reviewId: string) {
-  const out: { id: string; title: string; notices: ReviewRecord["notices"] }[] = [];
-  for (let after = -1; out.length < MAX_NOTICED;) {
-    const page = await exportPage(store, reviewId, "all", after, EXPORT_PAGE);
-    if (page.length === 0) break;
-    for (const r of page) {
-      const excluded =
-        r.titleAbstract?.decision === "exclude" || r.fullText?.decision === "exclude";
-      if (r.notices.length > 0 && !excluded && out.length < MAX_NOTICED) {
-        out.push({ id: r.id, title: r.title, notices: r.notices });
-      }
-    }
-    after = page[page.length - 1]!.seq;
-  }
-  return out;
-}
 
 /** The PMIDs of the review's included records (citation searching starts from them). */
 export async function includedPmids(reviewId: string): Promise<string[]> {

@@ -276,6 +276,31 @@ export async function exportPage(
   return rows.map(rowToRecord);
 }
 
+/**
+ * The review's records that carry integrity notices and are not excluded at either stage, in the
+ * order added, at most `limit` (review_status lists them: a retracted include must be seen).
+ */
+export async function noticedRecords(
+  db: Db,
+  reviewId: string,
+  limit: number,
+): Promise<Array<Pick<ReviewRecord, "id" | "title" | "notices">>> {
+  const rows = await storeCall("reading records with notices", () =>
+    db
+      .selectFrom("review_records")
+      .select(["id", "title", "notices"])
+      .where("review_id", "=", reviewId)
+      .where("notices", "is not", null)
+      .where(
+        sql<boolean>`coalesce(ta_decision, '') <> 'exclude' and coalesce(ft_decision, '') <> 'exclude'`,
+      )
+      .orderBy("seq")
+      .limit(limit)
+      .execute(),
+  );
+  return rows.map((r) => ({ id: r.id, title: r.title, notices: r.notices ?? [] }));
+}
+
 export async function countExport(db: Db, reviewId: string, which: ExportWhich): Promise<number> {
   const row = await storeCall("counting records to export", () =>
     db

@@ -21,6 +21,7 @@ export {
   exportPage,
   getRecords,
   missingRecordIds,
+  noticedRecords,
   screeningPool,
   type PoolEntry,
   screeningDocs,
