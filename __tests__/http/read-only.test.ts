@@ -128,16 +128,19 @@ describe("read-only mode", () => {
       const message = res.messages[0]?.content;
       const text = message?.type === "text" ? message.text : "";
       // Every tool the plan names is one this server offers.
-      const named = [...text.matchAll(/\b(pubmed_[a-z_]+|rag_[a-z]+|corpus_[a-z_]+)\b/g)].map(
-        (m) => m[1]!,
-      );
+      const named = [
+        ...text.matchAll(
+          /\b((?:pubmed|corpus)_[a-z_]+|rag_[a-z]+|review_(?:create|add|screen|decide|status|export))\b/g,
+        ),
+      ].map((m) => m[1]!);
       expect(named.filter((n) => !offered.has(n))).toEqual([]);
       return text;
     };
     const readOnly = await plan(true);
     expect(readOnly).not.toContain("pubmed_sync_delta");
     expect(readOnly).toMatch(/read-only, so it cannot sync/);
-    expect(await plan(false)).toContain('pubmed_sync_delta {"query_key": "aspirin"');
+    // Writing allowed: the plan runs as a review (review_create and review_add write).
+    expect(await plan(false)).toContain('review_create {"name": "aspirin"');
   });
 
   it("hides and refuses the writing tool over HTTP too", async () => {

@@ -128,7 +128,7 @@ describe("unknown names are -32602 naming what exists", () => {
     );
     expectInvalidParams(
       template,
-      /Unknown resource template resource:\/\/pubmed\/article\/\{id\}\. Resource templates: resource:\/\/pubmed\/paper\/\{pmid\}\./,
+      /Unknown resource template resource:\/\/pubmed\/article\/\{id\}\. Resource templates: resource:\/\/pubmed\/paper\/\{pmid\}, resource:\/\/pubmed\/review\/\{review_id\}\/export\/\{format\}, resource:\/\/pubmed\/export\/\{export_id\}\./,
     );
     const argument = await failure(
       h.client.complete({

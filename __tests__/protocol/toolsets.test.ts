@@ -149,9 +149,11 @@ describe("a server with some toolsets", () => {
       });
       const message = res.messages[0]?.content;
       const text = message?.type === "text" ? message.text : "";
-      const named = [...text.matchAll(/\b((?:pubmed|rag|corpus|review)_[a-z_]+)\b/g)].map(
-        (m) => m[1]!,
-      );
+      const named = [
+        ...text.matchAll(
+          /\b((?:pubmed|rag|corpus)_[a-z_]+|review_(?:create|add|screen|decide|status|export))\b/g,
+        ),
+      ].map((m) => m[1]!);
       if (toolsets === "live,corpus") {
         // No review tools: the plan syncs into the corpus and screens with rag_search.
         expect(named.filter((n) => !offered.has(n))).toEqual([]);

@@ -30,6 +30,14 @@ const TABLES = [
   "chunks",
   "corpus_meta",
   "documents",
+  "exports",
+  "query_documents",
+  "review_adds",
+  "review_decisions",
+  "review_hits",
+  "review_keys",
+  "review_records",
+  "reviews",
   "sync_jobs",
   "sync_progress",
 ];
@@ -64,6 +72,9 @@ describeEachBackend("opening the store", (kind) => {
     expect(type("sync_progress", "state")).toBe("jsonb");
     expect(type("checkpoints", "last_mdat")).toBe("timestamp with time zone");
     expect(type("checkpoint_audit", "new_mdat")).toBe("timestamp with time zone");
+    expect(type("review_records", "authors")).toBe("jsonb");
+    expect(type("review_decisions", "decided_at")).toBe("timestamp with time zone");
+    expect(type("exports", "body")).toBe("text");
     const applied = await sql<{ name: string }>`select name from pubmed_mcp_migration`.execute(
       store.db,
     );
