@@ -29,13 +29,7 @@ import { exportPubmed, type PubmedExportInput } from "./pubmed-export.js";
 import { prismaSvg, type PrismaCounts } from "./prisma.js";
 import type { Candidate } from "./records.js";
 import { applyDecisions, progressOf, requireReview, screen } from "./screen.js";
-import type {
-  DecisionInput,
-  ExportFormat,
-  ExportWhich,
-  Progress,
-  Stage,
-} from "./types.js";
+import type { DecisionInput, ExportFormat, ExportWhich, Progress, Stage } from "./types.js";
 
 export interface ReviewOpContext {
   signal: AbortSignal;
