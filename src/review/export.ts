@@ -9,8 +9,19 @@
  * citation-js's parsers (and CSV with an RFC 4180 parser) to prove the files import.
  */
 import type { CslItem, CslName } from "../eutils/cite.js";
-import type { Notice } from "../eutils/notices.js";
-import type { DecisionState, ExportFormat, ReviewAuthor, ReviewRecord } from "./types.js";
+import { bibtexWriter } from "./export-bibtex.js";
+import {
+  isPreprint,
+  notes,
+  noticeText,
+  oneLine,
+  pageRange,
+  urlOf,
+  type ExportWriter,
+} from "./export-common.js";
+import type { ExportFormat, ReviewAuthor, ReviewRecord } from "./types.js";
+
+export type { ExportWriter } from "./export-common.js";
 
 /**
  * CslItem widened for review records: a record found only outside PubMed has no PMID (nor a
@@ -22,65 +33,6 @@ export type ReviewCslItem = Omit<CslItem, "type" | "PMID" | "URL"> & {
   URL?: string;
   note?: string;
 };
-
-export interface ExportWriter {
-  /** Written once, before the first batch. */
-  header(): string;
-  /** One batch, in order; the writer keeps what later batches depend on (BibTeX keys, commas). */
-  write(records: readonly ReviewRecord[]): string;
-  /** Written once, after the last batch. */
-  footer(): string;
-  mime: string;
-  /** The file name's extension, without the dot. */
-  extension: string;
-}
-
-const isPreprint = (r: ReviewRecord): boolean =>
-  r.id.startsWith("ppr:") || r.pubTypes.some((t) => /^preprint$/i.test(t.trim()));
-
-/** One line: runs of whitespace (newlines, tabs) become one space. */
-const oneLine = (s: string | number | undefined): string =>
-  String(s ?? "")
-    .replace(/\s+/g, " ")
-    .trim();
-
-/** The record's landing page: PubMed, else the DOI, else Europe PMC's preprint page. */
-function urlOf(r: ReviewRecord): string | undefined {
-  if (r.pmid) return `https://pubmed.ncbi.nlm.nih.gov/${r.pmid}/`;
-  if (r.doi) return `https://doi.org/${r.doi}`;
-  return r.pprid ? `https://europepmc.org/article/PPR/${r.pprid}` : undefined;
-}
-
-/**
- * The first range of a MEDLINE page string, expanded ("1032-48" → ["1032", "1048"]; "e123" →
- * ["e123", undefined]); CSL and the reference managers want full ranges.
- */
-function pageRange(pages: string | undefined): [string | undefined, string | undefined] {
-  const first = (pages ?? "").split(/\s*,\s*/)[0]?.trim() ?? "";
-  const m = /^(\w+)\s*[-–]\s*(\w+)$/.exec(first);
-  if (!m?.[1] || !m[2]) return [first || undefined, undefined];
-  const [start, end] = [m[1], m[2]];
-  const short = /^\d+$/.test(start) && /^\d+$/.test(end) && end.length < start.length;
-  return [start, short ? start.slice(0, start.length - end.length) + end : end];
-}
-
-const noticeText = (n: Notice): string => {
-  const ref = n.notice_pmid ? `PMID ${n.notice_pmid}` : n.notice_doi ? `DOI ${n.notice_doi}` : "";
-  const type = n.type.replace(/_/g, " ");
-  return `${type}${ref ? `: ${ref}` : ""}${n.date ? ` (${n.date})` : ""}`;
-};
-
-const decisionText = (label: string, d: DecisionState | undefined): string[] =>
-  d ? [`${label}: ${d.decision}${d.reason ? ` (${oneLine(d.reason)})` : ""}`] : [];
-
-/** Notices, then decisions: RIS N1 lines, BibTeX annote, CSL note. */
-function notes(r: ReviewRecord): string[] {
-  return [
-    ...r.notices.map((n) => `Notice: ${noticeText(n)}`),
-    ...decisionText("Title/abstract screening", r.titleAbstract),
-    ...decisionText("Full-text screening", r.fullText),
-  ];
-}
 
 /** `{ key: value }` when value is non-empty, else `{}`: absent fields are left out, not emptied. */
 function field<K extends string, V>(key: K, value: V | undefined | ""): { [P in K]?: V } {
@@ -149,113 +101,6 @@ function risEntry(r: ReviewRecord): string {
   for (const note of notes(r)) tag("N1", note);
   tag("AB", r.abstract);
   return `${lines.join("\n")}\nER  - \n\n`;
-}
-
-/**
- * LaTeX's specials. Braces become \textbraceleft{} / \textbraceright{}, not \{ \}: BibTeX counts
- * every brace, escaped or not, and a title with one "{" would end the entry early.
- */
-const LATEX: Readonly<Record<string, string>> = {
-  "\\": "\\textbackslash{}",
-  "{": "\\textbraceleft{}",
-  "}": "\\textbraceright{}",
-  "%": "\\%",
-  "&": "\\&",
-  $: "\\$",
-  "#": "\\#",
-  _: "\\_",
-  "~": "\\textasciitilde{}",
-  "^": "\\textasciicircum{}",
-};
-/** Non-ASCII text stays UTF-8 (biber, bibtexu, Zotero and JabRef read it). */
-const latex = (s: string): string => oneLine(s).replace(/[\\{}%&$#_~^]/g, (c) => LATEX[c] ?? c);
-
-/**
- * Identifiers and URLs are verbatim fields (biblatex, hyperref's \url): escapes would be read as
- * part of the DOI. Only braces, which no DOI needs, are dropped to keep the entry balanced.
- */
-const verbatim = (s: string | undefined): string => oneLine(s).replace(/[{}]/g, "");
-
-/** Words with a capital past their first letter ("HIV", "mRNA") are braced: styles lower-case titles. */
-const bibTitle = (title: string): string =>
-  oneLine(title)
-    .split(" ")
-    .map((w) => (/[A-Z]/.test(w.slice(1)) ? `{${latex(w)}}` : latex(w)))
-    .join(" ");
-
-/** A name BibTeX must not split ("WHO Group", a comma or an "and" in it) is braced whole. */
-function bibName(a: ReviewAuthor): string {
-  const whole = (s: string): string => (/,|\band\b/i.test(s) ? `{${latex(s)}}` : latex(s));
-  return a.given ? `${whole(a.family)}, ${whole(a.given)}` : `{${latex(a.family)}}`;
-}
-
-const ascii = (s: string): string => s.normalize("NFKD").replace(/[^A-Za-z0-9]/g, "");
-const KEY_STOP_WORDS = new Set(["a", "an", "the", "on", "of", "in"]);
-
-/** "Smith2019Early": first author's family name, year, first title word, ASCII only. */
-function keyBase(r: ReviewRecord): string {
-  const family = ascii(r.authors[0]?.family ?? "") || "Anon";
-  let word = "";
-  for (const w of r.title.split(/\s+/, 12)) {
-    word = ascii(w);
-    if (word !== "" && !KEY_STOP_WORDS.has(word.toLowerCase())) break;
-    word = "";
-  }
-  return `${family}${r.year ?? ""}${word.charAt(0).toUpperCase()}${word.slice(1)}`;
-}
-
-/** "a", "b", …, "z", "aa", "ab", …: the suffix of the n-th repeat of a key (n ≥ 1). */
-function suffix(n: number): string {
-  let s = "";
-  for (let i = n; i > 0; i = Math.floor((i - 1) / 26)) {
-    s = String.fromCharCode(97 + ((i - 1) % 26)) + s;
-  }
-  return s;
-}
-
-function bibEntry(r: ReviewRecord, key: string): string {
-  const [first, last] = pageRange(r.pages);
-  const preprint = isPreprint(r);
-  const fields: [string, string | undefined][] = [
-    ["author", r.authors.length > 0 ? r.authors.map(bibName).join(" and ") : undefined],
-    ["title", bibTitle(r.title)],
-    [preprint ? "howpublished" : "journal", r.journal && latex(r.journal)],
-    ["year", r.year?.toString()],
-    ["volume", r.volume && latex(r.volume)],
-    ["number", r.issue && latex(r.issue)],
-    ["pages", first && latex(last ? `${first}--${last}` : first)],
-    ["doi", r.doi && verbatim(r.doi)],
-    ["pmid", r.pmid && verbatim(r.pmid)],
-    ["pmcid", r.pmcid && verbatim(r.pmcid)],
-    ["url", r.pmid ? undefined : verbatim(urlOf(r))],
-    ["keywords", r.mesh.length > 0 ? latex(r.mesh.join("; ")) : undefined],
-    ["abstract", r.abstract && latex(r.abstract)],
-    ["annote", notes(r).map(latex).join("; ")],
-  ];
-  const lines = fields.filter(([, v]) => v).map(([name, v]) => `\t${name} = {${v}},`);
-  return `@${preprint ? "misc" : "article"}{${key},\n${lines.join("\n")}\n}\n\n`;
-}
-
-/**
- * BibTeX keys are unique within one export: a repeated base gets "a", "b", … and the writer
- * remembers every key it gave, so a collision across batches is avoided too.
- */
-function bibtexWriter(): ExportWriter {
-  const used = new Set<string>();
-  const keyOf = (r: ReviewRecord): string => {
-    const base = keyBase(r);
-    let key = base;
-    for (let n = 1; used.has(key); n++) key = base + suffix(n);
-    used.add(key);
-    return key;
-  };
-  return {
-    header: () => "",
-    write: (records) => records.map((r) => bibEntry(r, keyOf(r))).join(""),
-    footer: () => "",
-    mime: "application/x-bibtex",
-    extension: "bib",
-  };
 }
 
 /** A JSON array across batches: the writer knows whether an item came before this batch. */
