@@ -34,6 +34,7 @@ Typical flows:
 - Live literature: pubmed_search (PubMed query syntax, e.g. "asthma[mh] AND 2020:2025[dp]") finds PMIDs → pubmed_fetch reads abstracts, MeSH and details (up to 200 PMIDs per call) → pubmed_cite formats references (RIS, BibTeX, APA, MLA, Vancouver, CSL-JSON).
 - Widen: pubmed_related follows similar, citing and cited articles; pubmed_spell fixes a query that finds nothing; pubmed_match_citations resolves reference lists to PMIDs; pubmed_trend charts publications per year.
 - Evidence corpus (when offered): pubmed_sync_delta pulls a query's papers into the local store (call again for updates) → rag_search answers offline with hybrid retrieval boosted by evidence quality → rag_get returns one synced paper.
+- Systematic review (when offered): review_create → review_add (every record of a search, deduplicated) → review_screen / review_decide until progress.stop_suggested → review_status (PRISMA 2020) → review_export.
 Prompts pico_search and systematic_review_plan build ready PubMed queries. Read resource://pubmed/help for details and limits, resource://pubmed/info for rate limits and cache state.
 All live tools share NCBI's rate limit (3/s, 10/s with an API key): prefer fewer, larger calls.`;
 
