@@ -12,20 +12,32 @@ import { ConfigError, loadConfig, type Config } from "./config.js";
 import { toEnvelope } from "./errors.js";
 import { log } from "./log.js";
 import { closeState, getCorpusHost, initState } from "./state.js";
+import { VERSION } from "./version.js";
+
+/** Each command's own help (`pubmed-mcp <command> --help`), the usage's lines for it. */
+const HELP: Record<string, string> = {
+  serve: `pubmed-mcp serve [--http]
+    Serve MCP over stdio (the default), or over HTTP with --http (or MCP_TRANSPORT=http):
+    Streamable HTTP at /mcp, SSE at /sse, /health, /readyz (MCP_HTTP_HOST, MCP_HTTP_PORT).`,
+  sync: `pubmed-mcp sync --query-key K --term T [--overlap-days N] [--max-records N] [--json]
+    Sync a query into the local corpus (as pubmed_sync_delta); a progress bar on a TTY.`,
+  search: `pubmed-mcp search "…" [--top-k N] [--no-quality-bias] [--json]
+    Search the local corpus (as rag_search).`,
+  reindex: `pubmed-mcp reindex [--json]
+    Rebuild the index with the configured embedder (EMBEDDINGS_PROVIDER=none: lexical only).`,
+};
 
 const USAGE = `Usage:
   pubmed-mcp                 serve MCP over stdio (same as \`pubmed-mcp serve\`)
-  pubmed-mcp serve [--http]  serve over stdio, or HTTP with --http (or MCP_TRANSPORT=http):
-                             Streamable HTTP at /mcp, SSE at /sse, /health, /readyz
-  pubmed-mcp sync --query-key K --term T [--overlap-days N] [--max-records N] [--json]
-                             sync a query into the local corpus (progress bar on a TTY)
-  pubmed-mcp search "…" [--top-k N] [--no-quality-bias] [--json]
-                             search the local corpus
-  pubmed-mcp reindex [--json]
-                             rebuild the index with the configured embedder
-                             (EMBEDDINGS_PROVIDER=none: lexical only, no vectors)
-  pubmed-mcp --help          this text
-Configuration is read from the environment; see README.md.`;
+${Object.values(HELP)
+  .map((h) => `  ${h}`)
+  .join("\n")}
+  pubmed-mcp <command> --help   one command's help
+  pubmed-mcp --version          the version
+Configuration is read from the environment (docs/configuration.md); PUBMED_MCP_DATA_DIR is
+where the embedded store lives.`;
+
+const HELP_FLAGS = new Set(["--help", "-h", "help"]);
 
 /** stdio: one session for the life of the process; it ends when the client closes stdin. */
 async function serveStdio(stop: () => Promise<void>): Promise<() => Promise<void>> {
@@ -94,8 +106,18 @@ async function runCommand(config: Config, load: () => Promise<Command>, argv: st
 
 async function main(argv: string[]): Promise<void> {
   const [command = "serve", ...rest] = argv;
-  if (command === "--help" || command === "-h" || command === "help") {
-    process.stderr.write(`${USAGE}\n`);
+  // Help and the version go to stdout and exit 0, before any configuration is read.
+  if (HELP_FLAGS.has(command)) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (command === "--version" || command === "-v" || command === "version") {
+    process.stdout.write(`${VERSION}\n`);
+    return;
+  }
+  // Options only: `pubmed-mcp search help` searches for the word.
+  if (HELP[command] && rest.some((a) => a === "--help" || a === "-h")) {
+    process.stdout.write(`Usage:\n  ${HELP[command]}\n`);
     return;
   }
   const corpusCommand = COMMANDS[command];

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -38,6 +38,36 @@ async function cli(...args: string[]): Promise<{ stdout: string; stderr: string 
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...testEnv(fake, dataDir) },
   });
 }
+
+describe("command line help", () => {
+  it("prints help and the version on stdout with exit 0", async () => {
+    const { version } = JSON.parse(readFileSync(join(REPO_DIR, "package.json"), "utf8")) as {
+      version: string;
+    };
+    expect(await cli("--version")).toEqual({ stdout: `${version}\n`, stderr: "" });
+    const usage = await cli("--help");
+    expect(usage.stderr).toBe("");
+    for (const command of ["serve", "sync", "search", "reindex", "--version"]) {
+      expect(usage.stdout).toContain(`pubmed-mcp ${command}`);
+    }
+    for (const command of ["serve", "sync", "search", "reindex"]) {
+      const help = await cli(command, "--help");
+      expect({ command, stderr: help.stderr }).toEqual({ command, stderr: "" });
+      expect(help.stdout).toMatch(new RegExp(`^Usage:\\n {2}pubmed-mcp ${command}\\b`));
+    }
+  });
+
+  it("refuses an unknown option with a VALIDATION message naming the command's help", async () => {
+    const failed = (await cli("sync", "--query-key", "lc", "--bogus").catch((e: unknown) => e)) as {
+      code: number;
+      stderr: string;
+    };
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(
+      /^pubmed-mcp: VALIDATION: Unknown option '--bogus'.*see pubmed-mcp sync --help\n$/m,
+    );
+  });
+});
 
 describe("corpus CLI", () => {
   it("syncs, searches and reindexes through the same services as the tools", async () => {

@@ -3,7 +3,7 @@
  * through the same services as the tools. A progress bar on a TTY; JSON with --json.
  */
 import { SingleBar, Presets } from "cli-progress";
-import { parseArgs } from "node:util";
+import { parseArgs as parseNodeArgs, type ParseArgsConfig } from "node:util";
 import { SEARCH_NOTES, reindexCorpus, runSync, searchCorpus } from "../corpus/api.js";
 import { ValidationError } from "../errors.js";
 
@@ -13,12 +13,30 @@ function int(value: string | undefined, name: string, fallback: number): number 
   return Number(value);
 }
 
+/**
+ * node:util's parseArgs, its refusals (an unknown option, a missing value) as VALIDATION errors
+ * naming the command's help rather than an internal error.
+ */
+function parseArgs<T extends ParseArgsConfig>(command: string, config: T) {
+  try {
+    return parseNodeArgs(config);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) {
+      throw new ValidationError(
+        `${(err as Error).message.replace(/\.?\s*$/, "")}; see pubmed-mcp ${command} --help`,
+      );
+    }
+    throw err;
+  }
+}
+
 function print(json: boolean, value: unknown, text: string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
 }
 
 export async function syncCommand(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseArgs("sync", {
     args: argv,
     options: {
       "query-key": { type: "string" },
@@ -68,7 +86,7 @@ export async function syncCommand(argv: string[]): Promise<void> {
 }
 
 export async function searchCommand(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseArgs("search", {
     args: argv,
     allowPositionals: true,
     options: {
@@ -105,7 +123,7 @@ export async function searchCommand(argv: string[]): Promise<void> {
 }
 
 export async function reindexCommand(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseArgs("reindex", {
     args: argv,
     options: { json: { type: "boolean", default: false } },
   });
