@@ -23,11 +23,11 @@ import {
   NaiveBayesRanker,
   leaveOneTopicOut,
   mean,
+  orderMetrics,
   percentile,
-  recallAt,
   simulate,
   stopOutcome,
-  wss95,
+  type OrderMetrics,
   type RankerLike,
   type SimulationRun,
   type StopTrial,
@@ -64,18 +64,11 @@ export const QUESTIONS: Record<string, { question: string; criteria: string }> =
 
 export type Method = "ours" | "ours (no question)" | "baseline";
 
-export interface TopicResult {
+export interface TopicResult extends OrderMetrics {
   topic: string;
   method: Method;
   batch: number;
   seed: number;
-  wss95: number;
-  recall10: number;
-  recall20: number;
-  recall30: number;
-  stopScreened: number;
-  stopRecall: number;
-  stopRatio: number;
 }
 
 export function makeRanker(
@@ -94,16 +87,7 @@ export function evaluate(
   run: SimulationRun,
   every: number,
 ): Omit<TopicResult, "topic" | "method" | "batch" | "seed"> {
-  const stop = stopOutcome(run.order, stopDecision, every);
-  return {
-    wss95: wss95(run.order),
-    recall10: recallAt(run.order, 0.1),
-    recall20: recallAt(run.order, 0.2),
-    recall30: recallAt(run.order, 0.3),
-    stopScreened: stop.screened,
-    stopRecall: stop.recall,
-    stopRatio: stop.ratioToIdeal,
-  };
+  return orderMetrics(run.order, stopOutcome(run.order, stopDecision, every));
 }
 
 export function runAll(

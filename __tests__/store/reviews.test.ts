@@ -13,7 +13,6 @@ import {
   createReview,
   decide,
   decisionHistory,
-  decisionOrder,
   deleteReview,
   exportPage,
   getAddState,
@@ -21,16 +20,16 @@ import {
   getReview,
   identifiedBySource,
   listReviews,
-  missingRecordIds,
   noticedRecords,
   prismaCounts,
-  queryDocumentPmids,
   screeningDocs,
   setAddState,
   setFullTextAvailability,
-  stageCounts,
   type Candidate,
+  screeningPool,
+  type PoolEntry,
 } from "../../src/store/reviews.js";
+import { progressFrom } from "../../src/review/screen.js";
 import type { ReviewSource } from "../../src/review/types.js";
 import { corpusDb } from "../helpers/corpus-db.js";
 import { useCorpusServer } from "../helpers/corpus-server.js";
@@ -41,6 +40,13 @@ import { useSynthNcbi } from "../helpers/synth-ncbi.js";
 jest.setTimeout(120_000);
 
 const NOW = new Date("2026-12-02T10:00:00.000Z");
+
+/** The decided records of a stage's pool, in the order first decided (what the stop rule reads). */
+const decidedInOrder = (pool: PoolEntry[]) =>
+  pool
+    .filter((p) => p.decision)
+    .sort((a, b) => (a.order ?? 0) - (b.order ?? 0))
+    .map(({ id, decision }) => ({ id, decision }));
 
 /** A candidate; the hit key is its first identifier unless given. */
 function cand(over: Partial<Candidate>): Candidate {
@@ -292,16 +298,17 @@ describeEachBackend("reviews", (kind) => {
       titleAbstract: { decision: "exclude", reason: "wrong population", at: at.toISOString() },
     });
     // Order of first decision: pmid:2 then pmid:1, whatever happened after.
-    expect(await decisionOrder(store.db, rv, ta)).toEqual([
+    expect(decidedInOrder(await screeningPool(store.db, rv, ta))).toEqual([
       { id: "pmid:2", decision: "exclude" },
       { id: "pmid:1", decision: "include" },
     ]);
-    expect(await stageCounts(store.db, rv, ta)).toEqual({
+    expect(progressFrom(await screeningPool(store.db, rv, ta), ta)).toMatchObject({
       total: 3,
       screened: 2,
       included: 1,
       excluded: 1,
       maybe: 0,
+      remaining: 1,
     });
     expect((await screeningDocs(store.db, rv, ta)).map((d) => [d.id, d.decision])).toEqual([
       ["pmid:1", "include"],
@@ -336,9 +343,9 @@ describeEachBackend("reviews", (kind) => {
         { id: "pmid:2", decision: "exclude", reason: "no outcome", stage: ft },
       ]),
     ).toMatchObject({ recorded: 2, unchanged: 0 });
-    expect(await missingRecordIds(store.db, rv, ["pmid:2", "pmid:8", "pmid:1"])).toEqual([
-      "pmid:8",
-    ]);
+    expect(
+      (await getRecords(store.db, rv, ["pmid:2", "pmid:8", "pmid:1"])).map((r) => r.id),
+    ).toEqual(["pmid:2", "pmid:1"]);
   });
 
   it("audits concurrent decisions on one record one after the other", async () => {
@@ -362,7 +369,7 @@ describeEachBackend("reviews", (kind) => {
       decision: last.decision,
       reason: last.reason,
     });
-    expect(await decisionOrder(store.db, rv, ta)).toEqual([
+    expect(decidedInOrder(await screeningPool(store.db, rv, ta))).toEqual([
       { id: "pmid:1", decision: last.decision },
     ]);
   });
@@ -420,7 +427,7 @@ describeEachBackend("reviews", (kind) => {
       excluded_full_text: { "wrong outcome": 2, "no reason given": 1 },
       included: 2,
     });
-    expect(await stageCounts(store.db, rv, ft)).toEqual({
+    expect(progressFrom(await screeningPool(store.db, rv, ft), ft)).toMatchObject({
       total: 7,
       screened: 6,
       included: 2,
@@ -529,11 +536,13 @@ describeEachBackend("query_documents", (kind) => {
     const out = await callTool(h.client, "pubmed_sync_delta", { query_key: "statins", term: TERM });
     expect(out.isError).toBe(false);
     const expected = [...ncbi.corpus.pmidsFor(TERM)].sort();
-    expect(await queryDocumentPmids(corpusDb, "statins")).toEqual(expected);
-    expect(await queryDocumentPmids(corpusDb, "other")).toEqual([]);
+    const pmidsOf = async (key: string) =>
+      (await candidatesFromCorpus(corpusDb, key, 1000)).map((c) => c.pmid);
+    expect(await pmidsOf("statins")).toEqual(expected);
+    expect(await pmidsOf("other")).toEqual([]);
     // Again: nothing new, nothing doubled.
     await callTool(h.client, "pubmed_sync_delta", { query_key: "statins", term: TERM });
-    expect(await queryDocumentPmids(corpusDb, "statins")).toEqual(expected);
+    expect(await pmidsOf("statins")).toEqual(expected);
 
     const candidates = await candidatesFromCorpus(corpusDb, "statins", 1000);
     expect(candidates.map((c) => c.pmid)).toEqual(expected);

@@ -119,13 +119,38 @@ export interface StopOutcome {
  * `review_screen` would after each batch; the first "stop" is the stop point.
  */
 export function stopOutcome(order: readonly boolean[], rule: StopRule, every: number): StopOutcome {
-  let screened = order.length;
   for (let s = 2; s < order.length; s += every) {
-    if (rule(order.slice(0, s), order.length).stop) {
-      screened = s;
-      break;
-    }
+    if (rule(order.slice(0, s), order.length).stop) return stoppedAt(order, s);
   }
+  return stoppedAt(order);
+}
+
+/** The figures of one screening order (recalls and stop recall in %). */
+export interface OrderMetrics {
+  wss95: number;
+  recall10: number;
+  recall20: number;
+  recall30: number;
+  stopScreened: number;
+  stopRecall: number;
+  stopRatio: number;
+}
+
+/** An order's figures, its stop where `stop` says (stopOutcome's, or the server's first stop). */
+export function orderMetrics(order: readonly boolean[], stop: StopOutcome): OrderMetrics {
+  return {
+    wss95: wss95(order),
+    recall10: recallAt(order, 0.1),
+    recall20: recallAt(order, 0.2),
+    recall30: recallAt(order, 0.3),
+    stopScreened: stop.screened,
+    stopRecall: stop.recall,
+    stopRatio: stop.ratioToIdeal,
+  };
+}
+
+/** The stop outcome of stopping after `screened` records (all of them when undefined). */
+export function stoppedAt(order: readonly boolean[], screened = order.length): StopOutcome {
   const found = order.slice(0, screened).filter(Boolean).length;
   return {
     screened,

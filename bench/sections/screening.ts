@@ -24,11 +24,12 @@ import type { BenchOptions } from "../lib/options.js";
 import { readTopics, type ScreeningTopic } from "../lib/screening-data.js";
 import {
   NaiveBayesRanker,
-  recallAt,
-  screenedAtRecall,
+  mean,
+  orderMetrics,
   simulate,
   stopOutcome,
-  wss95,
+  stoppedAt,
+  type OrderMetrics,
 } from "../lib/screening-metrics.js";
 import { FAST_RPS, NCBI_RPS, addAndExport, screenLatency } from "../lib/screening-load.js";
 import { screenTopic, standInRecords, startReviewServer } from "../lib/screening-review.js";
@@ -39,17 +40,6 @@ export interface ScreeningOptions {
   folder: string;
   /** Seeds 1..n per topic (default 3; 1 with --quick). */
   seeds?: number;
-}
-
-/** The figures of one ordering of a topic's records. */
-interface OrderMetrics {
-  wss95: number;
-  recall10: number;
-  recall20: number;
-  recall30: number;
-  stopScreened: number;
-  stopRecall: number;
-  stopRatio: number;
 }
 
 const METRICS: [keyof OrderMetrics, string, string][] = [
@@ -64,28 +54,15 @@ const METRICS: [keyof OrderMetrics, string, string][] = [
 
 const GOALS = { screenP50Ms: 50, screenP99Ms: 250, exportMs: 5_000 };
 
-function metricsOf(order: readonly boolean[], stopAt: number | undefined): OrderMetrics {
-  const stopScreened = stopAt ?? order.length;
-  const found = order.slice(0, stopScreened).filter(Boolean).length;
-  return {
-    wss95: wss95(order),
-    recall10: recallAt(order, 0.1),
-    recall20: recallAt(order, 0.2),
-    recall30: recallAt(order, 0.3),
-    stopScreened,
-    stopRecall: (100 * found) / Math.max(1, order.filter(Boolean).length),
-    stopRatio: stopScreened / screenedAtRecall(order, 0.95),
-  };
-}
+const metricsOf = (order: readonly boolean[], stopAt: number | undefined): OrderMetrics =>
+  orderMetrics(order, stoppedAt(order, stopAt));
 
 /** The baseline on the same topic and priors: records decided in batches of 10. */
 function baseline(topic: ScreeningTopic, seed: number): OrderMetrics {
   const run = simulate(topic, new NaiveBayesRanker(topic.docs), { seed, batch: 10 });
-  const stop = stopOutcome(run.order, stopDecision, 10);
-  return { ...metricsOf(run.order, stop.screened) };
+  return orderMetrics(run.order, stopOutcome(run.order, stopDecision, 10));
 }
 
-const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 const p = (xs: readonly number[], q: number) => quantile(xs, q);
 
 interface TopicOutcome {

@@ -17,8 +17,8 @@ import {
   identifiedBySource,
   setAddState,
 } from "../store/reviews.js";
-import { articleCandidate, type Candidate } from "./records.js";
-import type { ReviewSource } from "./types.js";
+import { articleCandidate } from "./records.js";
+import type { Candidate, ReviewSource } from "./types.js";
 
 /** Records per EFetch request (NCBI serves up to 10,000; 500 keeps a reply near 2–4 MB). */
 export const ADD_BATCH = 500;

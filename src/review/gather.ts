@@ -4,7 +4,7 @@
  * and store (./add.ts). Only replies of a few hundred kilobytes are read here; the bulk of a
  * review (EFetch of thousands of records) is fetched and parsed in the worker.
  */
-import { ValidationError } from "../errors.js";
+import { AppError, ValidationError } from "../errors.js";
 import { noticesFromArticle } from "../eutils/notices.js";
 import { parseELink } from "../eutils/parse/elink.js";
 import { parseESearch } from "../eutils/parse/esearch.js";
@@ -14,7 +14,7 @@ import { isRecord, list, parseJsonReply, str, type Json } from "../literature/re
 import { convertClassified, europePmcLinks } from "../literature/services.js";
 import { getEuropePmc, getEutils } from "../state.js";
 import { normaliseDoi } from "./dedup.js";
-import type { Candidate } from "./records.js";
+import type { Candidate } from "./types.js";
 
 /** Europe PMC results per page (its maximum is 1,000; core replies run to ~5 kB a record). */
 const EPMC_PAGE = 500;
@@ -206,7 +206,7 @@ export async function citationPmids(
   included: readonly string[],
   direction: "backward" | "forward",
   signal: AbortSignal,
-): Promise<{ pmids: string[]; viaEuropePmc: number }> {
+): Promise<string[]> {
   if (included.length === 0) {
     throw new ValidationError(
       "The review has no included records yet: citation searching follows the references " +
@@ -230,17 +230,17 @@ export async function citationPmids(
     if (!links?.length) unlinked.push(...ids);
     for (const l of links ?? []) found.add(l.pmid);
   }
-  let viaEuropePmc = 0;
   const kind = direction === "backward" ? "references" : "citations";
   for (const pmid of unlinked.slice(0, EPMC_FALLBACK)) {
-    const links = await europePmcLinks(pmid, kind, { signal, pageSize: 1000 }).catch(() => null);
-    for (const item of links?.items ?? []) {
-      if (item.pmid && !found.has(item.pmid)) {
-        found.add(item.pmid);
-        viaEuropePmc++;
-      }
-    }
+    // Europe PMC failing costs that record's links only; a cancelled call still stops here.
+    const links = await europePmcLinks(pmid, kind, { signal, pageSize: 1000 }).catch(
+      (err: unknown) => {
+        if (signal.aborted || !(err instanceof AppError)) throw err;
+        return null;
+      },
+    );
+    for (const item of links?.items ?? []) if (item.pmid) found.add(item.pmid);
   }
   for (const p of included) found.delete(p);
-  return { pmids: [...found], viaEuropePmc };
+  return [...found];
 }

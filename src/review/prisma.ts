@@ -9,21 +9,9 @@
  * in DejaVu Sans. The size is bounded: at most six exclusion reasons (the rest summed as "Other
  * reasons"), each cut to two lines; the title is cut to one.
  */
-import { REVIEW_SOURCES, type ReviewSource } from "./types.js";
+import { REVIEW_SOURCES, type PrismaCounts, type ReviewSource } from "./types.js";
 
-export interface PrismaCounts {
-  identified: number;
-  identified_by_source: Partial<Record<ReviewSource, number>>;
-  duplicates_removed: number;
-  screened: number;
-  excluded_screening: number;
-  reports_sought: number;
-  reports_not_retrieved: number;
-  reports_assessed: number;
-  /** Full-text exclusion reason → reports excluded for it (reasons are the reviewer's text). */
-  excluded_full_text: Record<string, number>;
-  included: number;
-}
+export type { PrismaCounts };
 
 export const SOURCE_NAMES: Readonly<Record<ReviewSource, string>> = {
   pubmed: "PubMed",

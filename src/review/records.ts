@@ -8,8 +8,6 @@ import { noticesFromArticle } from "../eutils/notices.js";
 import { normaliseDoi } from "./dedup.js";
 import type { Candidate, ReviewAuthor } from "./types.js";
 
-export type { Candidate };
-
 const author = (a: Author): ReviewAuthor | null => {
   if (a.lastName) {
     const given = a.firstName ?? a.initials;

@@ -11,6 +11,7 @@ import {
   createReview as insertReview,
   decide as recordDecisions,
   exportPage,
+  includedPmids as includedRecordPmids,
   listReviews,
   noticedRecords,
   prismaCounts,
@@ -26,10 +27,16 @@ import {
 } from "./add.js";
 import { exportWriter } from "./export.js";
 import { exportPubmed, type PubmedExportInput } from "./pubmed-export.js";
-import { prismaSvg, type PrismaCounts } from "./prisma.js";
-import type { Candidate } from "./records.js";
+import { prismaSvg } from "./prisma.js";
 import { applyDecisions, progressOf, requireReview, screen } from "./screen.js";
-import type { DecisionInput, ExportFormat, ExportWhich, Progress, Stage } from "./types.js";
+import type {
+  Candidate,
+  DecisionInput,
+  ExportFormat,
+  ExportWhich,
+  Progress,
+  Stage,
+} from "./types.js";
 
 export interface ReviewOpContext {
   signal: AbortSignal;
@@ -144,7 +151,7 @@ export async function reviewStatus(reviewId: string | undefined) {
       full_text: await progressOf(store, reviewId, "full_text"),
     },
     ...(notices.length > 0 ? { notices } : {}),
-    svg: prismaSvg(prisma as PrismaCounts, review.name),
+    svg: prismaSvg(prisma, review.name),
   };
 }
 
@@ -164,13 +171,7 @@ const MAX_NOTICED = 50;
 export async function includedPmids(reviewId: string): Promise<string[]> {
   const store = await db();
   await requireReview(store, reviewId);
-  const pmids: string[] = [];
-  for (let after = -1; ;) {
-    const page = await exportPage(store, reviewId, "included", after, EXPORT_PAGE);
-    if (page.length === 0) return pmids;
-    for (const r of page) if (r.pmid) pmids.push(r.pmid);
-    after = page[page.length - 1]!.seq;
-  }
+  return includedRecordPmids(store, reviewId);
 }
 
 /** Records per page read while writing an export. */

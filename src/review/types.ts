@@ -84,6 +84,21 @@ export interface DecisionInput {
   stage?: Stage;
 }
 
+/** PRISMA 2020 flow counts (docs/reviews.md, "PRISMA 2020 counts"). */
+export interface PrismaCounts {
+  identified: number;
+  identified_by_source: Partial<Record<ReviewSource, number>>;
+  duplicates_removed: number;
+  screened: number;
+  excluded_screening: number;
+  reports_sought: number;
+  reports_not_retrieved: number;
+  reports_assessed: number;
+  /** Full-text exclusion reason → reports excluded for it (reasons are the reviewer's text). */
+  excluded_full_text: Record<string, number>;
+  included: number;
+}
+
 export interface Progress {
   stage: Stage;
   total: number;

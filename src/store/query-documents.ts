@@ -28,19 +28,6 @@ export async function recordQueryDocuments(
   );
 }
 
-/** The PMIDs a query key's syncs stored, in PMID order (as text). */
-export async function queryDocumentPmids(db: Db, queryKey: string): Promise<string[]> {
-  const rows = await storeCall("reading a query's records", () =>
-    db
-      .selectFrom("query_documents")
-      .select("pmid")
-      .where("query_key", "=", queryKey)
-      .orderBy("pmid")
-      .execute(),
-  );
-  return rows.map((r) => r.pmid);
-}
-
 const author = (a: Author): ReviewAuthor | null => {
   if (a.lastName) {
     const given = a.firstName ?? a.initials;

@@ -1,10 +1,9 @@
 /**
- * The counts of a review: hits per source, the progress of a screening stage, and the PRISMA 2020
- * flow diagram's figures.
+ * The counts of a review: hits per source and the PRISMA 2020 flow diagram's figures (a stage's
+ * progress is counted from its pool: src/review/screen.ts).
  */
 import { sql, type Kysely } from "kysely";
-import type { ReviewSource, Stage } from "../review/types.js";
-import { PREFIX } from "./review-decisions.js";
+import type { PrismaCounts, ReviewSource } from "../review/types.js";
 import { finallyIncluded, IN_FULL_TEXT } from "./review-records.js";
 import type { Database } from "./schema.js";
 import { storeCall } from "./store-errors.js";
@@ -26,44 +25,6 @@ export async function identifiedBySource(
       .execute(),
   );
   return Object.fromEntries(rows.map((r) => [r.source, Number(r.n)]));
-}
-
-export interface StageCounts {
-  total: number;
-  screened: number;
-  included: number;
-  excluded: number;
-  maybe: number;
-}
-
-/** The records in `stage` and their decisions there (full text: those in the stage). */
-export async function stageCounts(db: Db, reviewId: string, stage: Stage): Promise<StageCounts> {
-  const d = sql.ref(`${PREFIX[stage]}_decision`);
-  const { rows } = await storeCall("counting screening decisions", () =>
-    sql<Record<keyof StageCounts, number>>`select count(*)::int as total,
-        count(${d})::int as screened,
-        count(*) filter (where ${d} = 'include')::int as included,
-        count(*) filter (where ${d} = 'exclude')::int as excluded,
-        count(*) filter (where ${d} = 'maybe')::int as maybe
-      from review_records
-      where review_id = ${reviewId} and ${stage === "full_text" ? IN_FULL_TEXT : sql`true`}`.execute(
-      db,
-    ),
-  );
-  return rows[0] ?? { total: 0, screened: 0, included: 0, excluded: 0, maybe: 0 };
-}
-
-export interface PrismaCounts {
-  identified: number;
-  identified_by_source: Partial<Record<ReviewSource, number>>;
-  duplicates_removed: number;
-  screened: number;
-  excluded_screening: number;
-  reports_sought: number;
-  reports_not_retrieved: number;
-  reports_assessed: number;
-  excluded_full_text: Record<string, number>;
-  included: number;
 }
 
 /** The reason a full-text exclusion is counted under when it has none. */

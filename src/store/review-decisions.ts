@@ -11,13 +11,7 @@ import { sql, type Kysely } from "kysely";
 import { NotFoundError, ValidationError } from "../errors.js";
 import type { Decision, DecisionInput, Stage } from "../review/types.js";
 import { arrayParam } from "./params.js";
-import {
-  bumpRevision,
-  IN_FULL_TEXT,
-  lockReview,
-  ROWS_PER_STATEMENT,
-  unnestRows,
-} from "./review-records.js";
+import { bumpRevision, lockReview, ROWS_PER_STATEMENT, unnestRows } from "./review-records.js";
 import type { Database } from "./schema.js";
 import { storeCall } from "./store-errors.js";
 import { inTransaction } from "./tx.js";
@@ -25,7 +19,7 @@ import { inTransaction } from "./tx.js";
 type Db = Kysely<Database>;
 
 /** The column prefix of each stage on review_records. */
-export const PREFIX: Record<Stage, "ta" | "ft"> = { title_abstract: "ta", full_text: "ft" };
+const PREFIX: Record<Stage, "ta" | "ft"> = { title_abstract: "ta", full_text: "ft" };
 
 interface StageState {
   decision: Decision | null;
@@ -198,29 +192,6 @@ export async function decide(
       return { recorded: audit.length, unchanged, revision: await bumpRevision(trx, reviewId) };
     }),
   );
-}
-
-/**
- * Every record decided at `stage` (at full text: of those in the stage), with its current
- * decision, in the order first decided there: what the stopping rule reads.
- */
-export async function decisionOrder(
-  db: Db,
-  reviewId: string,
-  stage: Stage,
-): Promise<Array<{ id: string; decision: Decision }>> {
-  const p = PREFIX[stage];
-  const rows = await storeCall("reading the order of decisions", () =>
-    db
-      .selectFrom("review_records")
-      .select(["id", `${p}_decision as decision`])
-      .where("review_id", "=", reviewId)
-      .where(`${p}_order`, "is not", null)
-      .$if(stage === "full_text", (q) => q.where(IN_FULL_TEXT))
-      .orderBy(`${p}_order`)
-      .execute(),
-  );
-  return rows.flatMap((r) => (r.decision ? [{ id: r.id, decision: r.decision }] : []));
 }
 
 /** The decisions of one record, oldest first. */

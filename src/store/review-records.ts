@@ -152,25 +152,6 @@ export async function getRecords(
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** Those of `ids` that are not records of the review, in the order given. */
-export async function missingRecordIds(
-  db: Db,
-  reviewId: string,
-  ids: readonly string[],
-): Promise<string[]> {
-  if (ids.length === 0) return [];
-  const rows = await storeCall("reading review records", () =>
-    db
-      .selectFrom("review_records")
-      .select("id")
-      .where("review_id", "=", reviewId)
-      .where("id", "=", sql<string>`any(${arrayParam([...new Set(ids)])}::text[])`)
-      .execute(),
-  );
-  const found = new Set(rows.map((r) => r.id));
-  return [...new Set(ids)].filter((id) => !found.has(id));
-}
-
 export interface ScreeningDoc {
   id: string;
   title: string;
@@ -299,6 +280,21 @@ export async function noticedRecords(
       .execute(),
   );
   return rows.map((r) => ({ id: r.id, title: r.title, notices: r.notices ?? [] }));
+}
+
+/** The PMIDs of the records finally included (citation searching starts from them). */
+export async function includedPmids(db: Db, reviewId: string): Promise<string[]> {
+  const rows = await storeCall("reading included records", () =>
+    db
+      .selectFrom("review_records")
+      .select("pmid")
+      .where("review_id", "=", reviewId)
+      .where("pmid", "is not", null)
+      .where(finallyIncluded(reviewId))
+      .orderBy("seq")
+      .execute(),
+  );
+  return rows.flatMap((r) => r.pmid ?? []);
 }
 
 export async function countExport(db: Db, reviewId: string, which: ExportWhich): Promise<number> {

@@ -20,7 +20,7 @@ export {
   countExport,
   exportPage,
   getRecords,
-  missingRecordIds,
+  includedPmids,
   noticedRecords,
   screeningPool,
   type PoolEntry,
@@ -28,20 +28,9 @@ export {
   setFullTextAvailability,
   type ScreeningDoc,
 } from "./review-records.js";
-export { decide, decisionHistory, decisionOrder } from "./review-decisions.js";
-export {
-  identifiedBySource,
-  NO_REASON,
-  prismaCounts,
-  stageCounts,
-  type PrismaCounts,
-  type StageCounts,
-} from "./review-counts.js";
-export {
-  candidatesFromCorpus,
-  queryDocumentPmids,
-  recordQueryDocuments,
-} from "./query-documents.js";
+export { decide, decisionHistory } from "./review-decisions.js";
+export { identifiedBySource, NO_REASON, prismaCounts } from "./review-counts.js";
+export { candidatesFromCorpus, recordQueryDocuments } from "./query-documents.js";
 
 type Db = Kysely<Database>;
 

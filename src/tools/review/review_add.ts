@@ -145,7 +145,7 @@ async function requestOf(
     case "citations": {
       if (!args.direction) throw needs("citations", "direction", '"direction": "backward"');
       const included = await includedPmids(args.review_id, ctx.signal);
-      const { pmids } = await citationPmids(included, args.direction, ctx.signal);
+      const pmids = await citationPmids(included, args.direction, ctx.signal);
       return { request: { source: "citations", pmids }, ...none };
     }
   }
