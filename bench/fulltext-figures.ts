@@ -13,7 +13,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { applyBudget } from "../src/literature/budget.js";
+import { applyBudget } from "../src/literature/fulltext-budget.js";
 import { parseJats } from "../src/literature/jats.js";
 import { REPO_DIR } from "./lib/child.js";
 

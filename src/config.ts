@@ -139,7 +139,7 @@ export interface Config {
     /** PMC ID Converter service root (DEFAULT_IDCONV_BASE_URL when absent); shares the E-utilities limiter. */
     idconvBaseUrl?: string;
   };
-  /** The literature services beside NCBI, each behind its own limiter (src/services/clients.ts). */
+  /** The literature services beside NCBI, each behind its own limiter (src/net/clients.ts). */
   services: {
     europePmcBaseUrl: string;
     unpaywallBaseUrl: string;
@@ -147,7 +147,7 @@ export interface Config {
     unpaywallEmail: string | undefined;
     pubtatorBaseUrl: string;
     /**
-     * Crossref's REST API, for integrity notices on DOIs (src/trust/crossref.ts). Consulted only
+     * Crossref's REST API, for integrity notices on DOIs (src/crossref/crossref.ts). Consulted only
      * when the operator opts in: CROSSREF_MAILTO set (Crossref's polite pool) or CROSSREF_BASE_URL
      * set explicitly (a mirror, a stand-in); otherwise no request is ever made.
      */

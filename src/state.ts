@@ -3,14 +3,14 @@
  * through tool signatures. Tests install their own state through `setStateForTests`.
  */
 import type { Config } from "./config.js";
-import { InlineCorpusHost, type CorpusHost } from "./corpus/host.js";
+import { InlineCorpusHost, type CorpusHost } from "./worker/host.js";
 import type { Corpus, OpenCorpusOptions } from "./corpus/runtime.js";
-import { CorpusWorker } from "./corpus/worker/client.js";
+import { CorpusWorker } from "./worker/client.js";
 import { InvariantError, StartingError } from "./errors.js";
-import { EutilsClient } from "./eutils/client.js";
+import { EutilsClient } from "./ncbi/client.js";
 import { setLogLevel } from "./log.js";
-import { ServiceClients } from "./services/clients.js";
-import type { PoliteClient } from "./services/polite-client.js";
+import { ServiceClients } from "./net/clients.js";
+import type { PoliteClient } from "./net/polite-client.js";
 
 export interface State {
   config: Config;
@@ -52,7 +52,7 @@ export async function initState(config: Config, opts: StateOptions = {}): Promis
   // the pg driver is not loaded at start-up: issue 11, __tests__/startup/lazy-modules.test.ts).
   const budget =
     config.databaseUrl && !opts.eutils
-      ? (await import("./eutils/budget.js")).postgresBudget(config.databaseUrl)
+      ? (await import("./net/shared-budget.js")).postgresBudget(config.databaseUrl)
       : undefined;
   const eutils = opts.eutils ?? new EutilsClient(config.ncbi, { budget });
   const inline = opts.corpusThread === "inline";

@@ -12,12 +12,12 @@ import {
   termId,
   tfPart,
   tokenize,
-} from "../../src/corpus/bm25.js";
-import { porterStem } from "../../src/corpus/stem.js";
+} from "../../src/retrieval/bm25.js";
+import { porterStem } from "../../src/retrieval/stem.js";
 import { chunkArticle } from "../../src/corpus/chunk.js";
 import { articleSetXml } from "../../src/devtools/synth-xml.js";
 import { createSynthCorpus } from "../../src/devtools/synth.js";
-import { parseEFetchFast } from "../../src/eutils/parse/efetch.js";
+import { parseEFetchFast } from "../../src/ncbi/parse/efetch.js";
 import { EUTILS_FIXTURES, describeShared } from "../helpers/shared.js";
 
 describe("porterStem", () => {

@@ -6,8 +6,8 @@
  */
 import { expect, it, jest } from "@jest/globals";
 import { sql } from "kysely";
-import { corpusSummary, reindexCorpus } from "../../src/corpus/api.js";
-import { docSparseVector, idf, querySparseVector, tokenize } from "../../src/corpus/bm25.js";
+import { corpusSummary, reindexCorpus } from "../../src/worker/corpus-api.js";
+import { docSparseVector, idf, querySparseVector, tokenize } from "../../src/retrieval/bm25.js";
 import { chunkIds, type ErrOut, type SearchOut, type SyncOut } from "../helpers/corpus.js";
 import { corpusDb } from "../helpers/corpus-db.js";
 import { describeEachBackend } from "../helpers/db.js";
@@ -86,7 +86,7 @@ describeEachBackend("lexical-only corpus (EMBEDDINGS_PROVIDER=none)", (kind) => 
       expect(r.bm25).toBeGreaterThan(0);
     }
     // Without the quality boost the papers come in the order of their best chunk's BM25 score,
-    // here recomputed from the stored chunk texts by the formula of src/corpus/bm25.ts.
+    // here recomputed from the stored chunk texts by the formula of src/retrieval/bm25.ts.
     expect(results.map((r) => r.doc_id)).toEqual((await bm25Ranking(query)).slice(0, 10));
     expect(results[0]?.score).toBe(1);
     const none = await callTool(client, "rag_search", { query: "zyxwvut qqqq" });

@@ -13,7 +13,7 @@ import { articleXml } from "../../src/devtools/synth-xml.js";
 import { synthHandler } from "../../src/devtools/synth-ncbi.js";
 import { openStore } from "../../src/store/db.js";
 import { migrations } from "../../src/store/migrations/index.js";
-import type { Notice } from "../../src/eutils/notices.js";
+import type { Notice } from "../../src/ncbi/notices.js";
 import { corpusDb } from "../helpers/corpus-db.js";
 import { useCorpusServer } from "../helpers/corpus-server.js";
 import type { SyncOut } from "../helpers/corpus.js";

@@ -8,8 +8,8 @@ import { v5 as uuidv5 } from "uuid";
 import { CHUNK_NAMESPACE, chunkArticle, chunkUuid } from "../../src/corpus/chunk.js";
 import { contentHash, documentInputFromArticle } from "../../src/corpus/document.js";
 import { computeQuality, publicationYear } from "../../src/corpus/quality.js";
-import { parseEFetch } from "../../src/eutils/parse/efetch.js";
-import { emptyArticle, type AbstractSection, type Article } from "../../src/eutils/types.js";
+import { parseEFetch } from "../../src/ncbi/parse/efetch.js";
+import { emptyArticle, type AbstractSection, type Article } from "../../src/ncbi/types.js";
 import { describeShared, eutilsFixture } from "../helpers/shared.js";
 
 const NOW = new Date("2025-06-30T12:00:00Z");

@@ -1,5 +1,5 @@
 /**
- * How rag_search ranks chunks into papers (src/corpus/rank.ts), and the lexical leg ranked where
+ * How rag_search ranks chunks into papers (src/retrieval/rank.ts), and the lexical leg ranked where
  * its index lives (VectorStore.rankSparse: in the BM25 thread, or beside the index on this
  * thread): the same answers, to the last digit, as search.ts ranking the leg's hits itself. On
  * both Postgres backends, over a synthetic corpus whose papers have several chunks and many tied
@@ -9,14 +9,14 @@ import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { chunkArticle } from "../../src/corpus/chunk.js";
 import { documentInputFromArticle } from "../../src/corpus/document.js";
 import { indexDocuments } from "../../src/corpus/indexer.js";
-import { bestPerPaper, rankLeg } from "../../src/corpus/rank.js";
+import { bestPerPaper, rankLeg } from "../../src/retrieval/rank.js";
 import { ragSearch, type SearchDeps } from "../../src/corpus/search.js";
 import { createSynthCorpus } from "../../src/devtools/synth.js";
 import { articleSetXml } from "../../src/devtools/synth-xml.js";
 import { NoEmbedder } from "../../src/embeddings/index.js";
-import { parseEFetch } from "../../src/eutils/parse/efetch.js";
+import { parseEFetch } from "../../src/ncbi/parse/efetch.js";
 import { upsertDocuments } from "../../src/store/docs.js";
-import { PgVectorStore } from "../../src/vectors/pgvector.js";
+import { PgVectorStore } from "../../src/vectors/pgvector/adapter.js";
 import { describeEachBackend, openTestStore, type TestStore } from "../helpers/db.js";
 
 jest.setTimeout(120_000);

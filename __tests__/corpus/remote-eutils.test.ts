@@ -1,13 +1,13 @@
 /**
- * The corpus worker's E-utilities client (src/corpus/worker/remote-eutils.ts) over a real
+ * The corpus worker's E-utilities client (src/worker/remote-eutils.ts) over a real
  * MessageChannel: a request made through a call's view names that call (so the MCP thread can stop
  * it when the call is cancelled), every view draws request ids from one sequence, and a reply
  * settles the request whichever view made it.
  */
 import { afterEach, describe, expect, it } from "@jest/globals";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
-import { RemoteEutils } from "../../src/corpus/worker/remote-eutils.js";
-import type { FromWorker } from "../../src/corpus/worker/protocol.js";
+import { RemoteEutils } from "../../src/worker/remote-eutils.js";
+import type { FromWorker } from "../../src/worker/protocol.js";
 
 type EutilsMessage = Extract<FromWorker, { type: "eutils" }>;
 

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, beforeEach, expect, it } from "@jest/globals";
 import { sql } from "kysely";
 import { storeBatch } from "../../src/corpus/batch.js";
 import { prepareBatch, type PreparedBatch } from "../../src/corpus/prepare.js";
-import { querySparseVector, tokenize } from "../../src/corpus/bm25.js";
+import { querySparseVector, tokenize } from "../../src/retrieval/bm25.js";
 import type { IndexDeps } from "../../src/corpus/indexer.js";
 import { createSynthCorpus } from "../../src/devtools/synth.js";
 import { articleSetXml } from "../../src/devtools/synth-xml.js";

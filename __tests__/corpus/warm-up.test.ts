@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { prepareBatch } from "../../src/corpus/prepare.js";
 import { warmUpReply } from "../../src/corpus/warm-up.js";
-import type { Article } from "../../src/eutils/types.js";
+import type { Article } from "../../src/ncbi/types.js";
 
 const NOW = new Date("2026-11-28T00:00:00Z");
 

@@ -3,7 +3,7 @@
  * anything else arrives as a plain Error with its name (so aborts stay aborts).
  */
 import { describe, expect, it } from "@jest/globals";
-import { fromWire, toWire } from "../../src/corpus/worker/protocol.js";
+import { fromWire, toWire } from "../../src/worker/protocol.js";
 import {
   CancelledError,
   EmbeddingsError,

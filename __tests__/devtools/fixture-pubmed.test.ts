@@ -8,9 +8,9 @@ import {
   loadFixturePubmed,
   type FixturePubmed,
 } from "../../src/devtools/fixture-pubmed.js";
-import { parseECitMatch } from "../../src/eutils/parse/ecitmatch.js";
-import { parseEFetch } from "../../src/eutils/parse/efetch.js";
-import { parseESearch } from "../../src/eutils/parse/esearch.js";
+import { parseECitMatch } from "../../src/ncbi/parse/ecitmatch.js";
+import { parseEFetch } from "../../src/ncbi/parse/efetch.js";
+import { parseESearch } from "../../src/ncbi/parse/esearch.js";
 import { startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
 import { EUTILS_FIXTURES, describeShared } from "../helpers/shared.js";
 

@@ -9,10 +9,10 @@ import {
   type RecordNcbi,
   type StandInRecord,
 } from "../../src/devtools/review-ncbi.js";
-import { EutilsClient } from "../../src/eutils/client.js";
-import { parseEFetch, parseEFetchFast } from "../../src/eutils/parse/efetch.js";
-import { parseESearch } from "../../src/eutils/parse/esearch.js";
-import type { Article } from "../../src/eutils/types.js";
+import { EutilsClient } from "../../src/ncbi/client.js";
+import { parseEFetch, parseEFetchFast } from "../../src/ncbi/parse/efetch.js";
+import { parseESearch } from "../../src/ncbi/parse/esearch.js";
+import type { Article } from "../../src/ncbi/types.js";
 
 const RECORDS: StandInRecord[] = [
   {

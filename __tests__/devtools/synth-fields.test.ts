@@ -6,8 +6,8 @@
 import { describe, expect, it } from "@jest/globals";
 import { foldWords, STOPWORDS } from "../../src/devtools/pubmed-fields.js";
 import { demoCorpus, synthHandler } from "../../src/devtools/synth-ncbi.js";
-import { parseECitMatch } from "../../src/eutils/parse/ecitmatch.js";
-import { parseESearch } from "../../src/eutils/parse/esearch.js";
+import { parseECitMatch } from "../../src/ncbi/parse/ecitmatch.js";
+import { parseESearch } from "../../src/ncbi/parse/esearch.js";
 
 const corpus = demoCorpus();
 const ncbi = synthHandler(corpus);

@@ -7,13 +7,13 @@ import { createSynthCorpus } from "../../src/devtools/synth.js";
 import { demoCorpus, synthHandler } from "../../src/devtools/synth-ncbi.js";
 import { articleSetXml } from "../../src/devtools/synth-xml.js";
 import { EntrezError } from "../../src/errors.js";
-import { parseECitMatch } from "../../src/eutils/parse/ecitmatch.js";
-import { parseEFetch } from "../../src/eutils/parse/efetch.js";
-import { parseEInfo } from "../../src/eutils/parse/einfo.js";
-import { parseELink } from "../../src/eutils/parse/elink.js";
-import { parseESearch } from "../../src/eutils/parse/esearch.js";
-import { parseESpell } from "../../src/eutils/parse/espell.js";
-import { parseESummary } from "../../src/eutils/parse/esummary.js";
+import { parseECitMatch } from "../../src/ncbi/parse/ecitmatch.js";
+import { parseEFetch } from "../../src/ncbi/parse/efetch.js";
+import { parseEInfo } from "../../src/ncbi/parse/einfo.js";
+import { parseELink } from "../../src/ncbi/parse/elink.js";
+import { parseESearch } from "../../src/ncbi/parse/esearch.js";
+import { parseESpell } from "../../src/ncbi/parse/espell.js";
+import { parseESummary } from "../../src/ncbi/parse/esummary.js";
 
 const iso = (ms: number) => `${new Date(ms).toISOString().slice(0, 16)}:00Z`;
 

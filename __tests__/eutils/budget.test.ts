@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, expect, it } from "@jest/globals";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { postgresBudget, type SharedBudget } from "../../src/eutils/budget.js";
-import { RateLimiter } from "../../src/eutils/limiter.js";
+import { postgresBudget, type SharedBudget } from "../../src/net/shared-budget.js";
+import { RateLimiter } from "../../src/net/limiter.js";
 import { describeBackend, openTestStore, type TestStore } from "../helpers/db.js";
 
 const admitted = (v: Awaited<ReturnType<SharedBudget["admit"]>>) => !("waitMs" in v);

@@ -8,7 +8,7 @@ import {
   type Article,
   type Author,
   type JournalInfo,
-} from "../../src/eutils/types.js";
+} from "../../src/ncbi/types.js";
 
 export function person(lastName: string, firstName: string, initials: string): Author {
   return { lastName, firstName, initials, collectiveName: null, orcid: null, affiliations: [] };

@@ -6,8 +6,8 @@ import {
   formatCitations,
   toCslJson,
   type CslName,
-} from "../../src/eutils/cite.js";
-import type { JournalInfo } from "../../src/eutils/types.js";
+} from "../../src/live/citations.js";
+import type { JournalInfo } from "../../src/ncbi/types.js";
 import {
   article,
   CHAPTER,
@@ -20,7 +20,7 @@ import {
   TWO_SPECIAL,
 } from "./cite-fixtures.js";
 
-// citation-js is loaded through Node's require, as src/eutils/cite.ts explains.
+// citation-js is loaded through Node's require, as src/live/citations.ts explains.
 const { Cite, plugins } = createRequire(import.meta.url)(
   "@citation-js/core",
 ) as typeof import("@citation-js/core");
@@ -212,7 +212,7 @@ describe("formatCitations", () => {
   it("formats APA, MLA and Vancouver from their bibliographies alone, as the whole styles do", () => {
     // cite.ts registers each style without its citation layout (citeproc keeps an engine's
     // citation layout in memory too: half of APA's); the text must not change.
-    const mla = new URL("../../src/eutils/csl/modern-language-association.csl", import.meta.url);
+    const mla = new URL("../../src/live/csl/modern-language-association.csl", import.meta.url);
     formatCitations(ONE, ["apa"]);
     cslStyles().add("mla-whole", readFileSync(mla, "utf8"));
     const whole = { apa: "apa", mla: "mla-whole", vancouver: "vancouver" } as const;

@@ -7,7 +7,7 @@ import { Writable } from "node:stream";
 import winston from "winston";
 import type { Config } from "../../src/config.js";
 import { toEnvelope } from "../../src/errors.js";
-import { EutilsClient } from "../../src/eutils/client.js";
+import { EutilsClient } from "../../src/ncbi/client.js";
 import { log } from "../../src/log.js";
 import {
   onUtility,

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@jest/glo
 import dc from "node:diagnostics_channel";
 import type { Config } from "../../src/config.js";
 import { EntrezError, RateLimitError, UpstreamError } from "../../src/errors.js";
-import { EutilsClient } from "../../src/eutils/client.js";
+import { EutilsClient } from "../../src/ncbi/client.js";
 import { sleep } from "../../src/sleep.js";
 import { log } from "../../src/log.js";
 import {

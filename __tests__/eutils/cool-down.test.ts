@@ -7,14 +7,14 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from "@jest/globals";
 import { RateLimitError } from "../../src/errors.js";
-import { EutilsClient } from "../../src/eutils/client.js";
+import { EutilsClient } from "../../src/ncbi/client.js";
 import {
   CoolDownError,
   MAX_COOL_DOWN_MS,
   PROBE_INTERVAL_MS,
   RateLimiter,
   setDeadline,
-} from "../../src/eutils/limiter.js";
+} from "../../src/net/limiter.js";
 import { log } from "../../src/log.js";
 import {
   onUtility,

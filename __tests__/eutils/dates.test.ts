@@ -1,5 +1,5 @@
 /**
- * The one output date format (src/eutils/dates.ts): PubMed's display dates and stored instants to
+ * The one output date format (src/ncbi/dates.ts): PubMed's display dates and stored instants to
  * ISO-8601, as precise as the source and no more.
  */
 import { describe, expect, it } from "@jest/globals";
@@ -10,7 +10,7 @@ import {
   isoFromPubDate,
   monthNumber,
   utcMinute,
-} from "../../src/eutils/dates.js";
+} from "../../src/ncbi/dates.js";
 
 describe("isoFromPubDate", () => {
   it.each([

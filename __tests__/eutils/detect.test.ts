@@ -10,7 +10,7 @@ import {
   replyMessage,
   retryAfterMs,
   rootLevelErrors,
-} from "../../src/eutils/detect.js";
+} from "../../src/ncbi/detect.js";
 import { describeShared, eutilsFixture } from "../helpers/shared.js";
 
 describeShared("recorded bodies", () => {

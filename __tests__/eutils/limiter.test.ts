@@ -2,7 +2,7 @@
  * The sliding-window gate on its own, with a short window so the tests stay fast.
  */
 import { describe, expect, it } from "@jest/globals";
-import { RateLimiter } from "../../src/eutils/limiter.js";
+import { RateLimiter } from "../../src/net/limiter.js";
 import { sleep } from "../../src/sleep.js";
 
 /** Most timestamps inside any half-open window of `ms`. */

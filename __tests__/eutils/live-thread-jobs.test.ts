@@ -1,5 +1,5 @@
 /**
- * JATS full text and trend charts in the live thread (src/eutils/live-thread.ts, issue 45): a
+ * JATS full text and trend charts in the live thread (src/live/live-thread.ts, issue 45): a
  * long article is parsed there, not on the calling thread, into the same document parseJats gives
  * here (byte for byte once serialised), its errors of the same class; a short one is parsed in
  * the call; a chart is drawn there byte for byte as renderTrendSvg draws it here; a call's abort
@@ -9,9 +9,9 @@ import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { createSynthCorpus } from "../../src/devtools/synth.js";
 import { jatsArticle } from "../../src/devtools/synth-jats.js";
 import { InvariantError, UpstreamError } from "../../src/errors.js";
-import { JATS_IN_THREAD_CHARS, LiveThread } from "../../src/eutils/live-thread.js";
+import { JATS_IN_THREAD_CHARS, LiveThread } from "../../src/live/live-thread.js";
 import { parseJats } from "../../src/literature/jats.js";
-import { renderTrendSvg, type YearCount } from "../../src/pubmed/chart.js";
+import { renderTrendSvg, type YearCount } from "../../src/live/chart.js";
 
 const corpus = createSynthCorpus({
   seed: 45,

@@ -1,5 +1,5 @@
 /**
- * The live thread (src/eutils/live-thread.ts): citations formatted there exactly as on the calling
+ * The live thread (src/live/live-thread.ts): citations formatted there exactly as on the calling
  * thread, a call's abort honoured whether it waits or is being formatted, a bounded queue, long
  * EFetch replies parsed there with the same articles and errors, a dead thread's work failed or
  * done here (never left waiting), and an idle thread that never keeps the process alive.
@@ -9,13 +9,13 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { createSynthCorpus } from "../../src/devtools/synth.js";
 import { articleSetXml } from "../../src/devtools/synth-xml.js";
-import { CITATION_STYLES, formatCitations } from "../../src/eutils/cite.js";
+import { CITATION_STYLES, formatCitations } from "../../src/live/citations.js";
 import {
   LiveThread,
   MAX_WAITING_CITATIONS,
   PARSE_IN_THREAD_CHARS,
-} from "../../src/eutils/live-thread.js";
-import { parseEFetchFast } from "../../src/eutils/parse/efetch.js";
+} from "../../src/live/live-thread.js";
+import { parseEFetchFast } from "../../src/ncbi/parse/efetch.js";
 import { RateLimitError, UpstreamError } from "../../src/errors.js";
 import { REPO_DIR } from "../helpers/paths.js";
 import { CHAPTER, EIGHT, GROUP, ONE, THREE, TWO_SPECIAL } from "./cite-fixtures.js";
@@ -139,7 +139,7 @@ describe("an idle live thread", () => {
   it("lets the process exit", async () => {
     // A process that formats one citation and has nothing else to do: it ends by itself.
     const script = `
-      import { liveThread } from ${JSON.stringify(`${REPO_DIR}/src/eutils/live-thread.ts`)};
+      import { liveThread } from ${JSON.stringify(`${REPO_DIR}/src/live/live-thread.ts`)};
       import { ONE } from ${JSON.stringify(`${REPO_DIR}/__tests__/eutils/cite-fixtures.ts`)};
       const [out] = await liveThread().formatCitations([ONE], ["apa"], new AbortController().signal);
       process.stdout.write(out.apa.slice(0, 9));

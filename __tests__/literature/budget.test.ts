@@ -9,7 +9,7 @@ import {
   DEFAULT_MAX_CHARACTERS,
   applyBudget,
   cutText,
-} from "../../src/literature/budget.js";
+} from "../../src/literature/fulltext-budget.js";
 import {
   fulltextArticleSchema,
   type FulltextArticle,
@@ -28,7 +28,7 @@ const caption = (c: { label?: string; caption?: string }): number =>
   (c.label?.length ?? 0) + (c.caption?.length ?? 0);
 const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
 
-/** What the budget counts, recomputed from an answer (see the header of src/literature/budget.ts). */
+/** What the budget counts, recomputed from an answer (see the header of src/literature/fulltext-budget.ts). */
 function counted(out: FulltextArticle): number {
   return (
     out.title.length +

@@ -8,9 +8,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
 import { loadConfig } from "../../src/config.js";
 import { NotFoundError, RateLimitError, UpstreamError, ValidationError } from "../../src/errors.js";
-import { EutilsClient } from "../../src/eutils/client.js";
-import { setDeadline } from "../../src/eutils/limiter.js";
-import { parseIdconvReply } from "../../src/literature/idconv.js";
+import { EutilsClient } from "../../src/ncbi/client.js";
+import { setDeadline } from "../../src/net/limiter.js";
+import { parseIdconvReply } from "../../src/ncbi/idconv.js";
 import {
   convertIds,
   europePmcFullTextXml,
@@ -21,7 +21,7 @@ import {
   unpaywallLookup,
   UNPAYWALL_SKIPPED,
 } from "../../src/literature/services.js";
-import { ServiceClients } from "../../src/services/clients.js";
+import { ServiceClients } from "../../src/net/clients.js";
 import {
   closeState,
   getEutils,

@@ -13,7 +13,7 @@ import {
   parseEuropePmcLinks,
   parseEuropePmcSearch,
   plainText,
-} from "../../src/literature/europepmc.js";
+} from "../../src/europepmc/europepmc.js";
 import { describeLiterature, literatureFixture } from "../helpers/shared.js";
 
 const PY = "pyEuropePMC/tests/fixtures";

@@ -13,7 +13,7 @@ import {
   doiOf,
   groupIdconvRequests,
   parseIdconvReply,
-} from "../../src/literature/idconv.js";
+} from "../../src/ncbi/idconv.js";
 import { cassetteReply } from "../helpers/cassette.js";
 import { describeLiterature, literatureFixture } from "../helpers/shared.js";
 

@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from "@jest/globals";
 import { EntrezError, UpstreamError } from "../../src/errors.js";
-import { parseESearch } from "../../src/eutils/parse/esearch.js";
+import { parseESearch } from "../../src/ncbi/parse/esearch.js";
 import { meshRecordSchema, meshSearchTerm, parseMeshSummary } from "../../src/literature/mesh.js";
 
 const ASTHMA_V2 = `<?xml version="1.0" encoding="UTF-8" ?>

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@jest/globals";
 import { UpstreamError } from "../../src/errors.js";
-import { annotatedArticleSchema, parsePubtatorExport } from "../../src/literature/pubtator.js";
+import { annotatedArticleSchema, parsePubtatorExport } from "../../src/pubtator/pubtator.js";
 import { describeLiterature, literatureFixture } from "../helpers/shared.js";
 
 const DIR = "biomcp/testdata/sources/pubtator";

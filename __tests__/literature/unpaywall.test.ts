@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@jest/globals";
 import { NotFoundError, UpstreamError } from "../../src/errors.js";
-import { parseUnpaywall, unpaywallRecordSchema } from "../../src/literature/unpaywall.js";
+import { parseUnpaywall, unpaywallRecordSchema } from "../../src/unpaywall/unpaywall.js";
 import { cassetteReply } from "../helpers/cassette.js";
 import { describeLiterature, literatureFixture } from "../helpers/shared.js";
 

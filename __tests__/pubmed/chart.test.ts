@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { Resvg } from "@resvg/resvg-js";
 import { parseStringPromise } from "xml2js";
-import { renderTrendSvg, type YearCount } from "../../src/pubmed/chart.js";
+import { renderTrendSvg, type YearCount } from "../../src/live/chart.js";
 
 interface XmlNode {
   $?: Record<string, string>;

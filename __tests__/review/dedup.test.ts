@@ -1,5 +1,5 @@
 /**
- * Deduplication keys (src/review/dedup.ts): identifiers in one spelling, the title key, and a
+ * Deduplication keys (src/store/review-keys.ts): identifiers in one spelling, the title key, and a
  * candidate's keys in match order.
  */
 import { describe, expect, it } from "@jest/globals";
@@ -14,8 +14,8 @@ import {
   recordIds,
   referenceKey,
   titleKey,
-} from "../../src/review/dedup.js";
-import type { CandidateRecord } from "../../src/review/types.js";
+} from "../../src/store/review-keys.js";
+import type { CandidateRecord } from "../../src/store/review-types.js";
 
 describe("identifiers", () => {
   it("reads DOIs with any resolver prefix and case as one DOI", () => {

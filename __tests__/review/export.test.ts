@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@jest/globals";
 import { createRequire } from "node:module";
 import { CSV_COLUMNS, exportWriter, recordToCsl } from "../../src/review/export.js";
-import type { ExportFormat, ReviewRecord } from "../../src/review/types.js";
+import type { ExportFormat, ReviewRecord } from "../../src/store/review-types.js";
 
-// citation-js is loaded through Node's require, as src/eutils/cite.ts explains; its RIS and
+// citation-js is loaded through Node's require, as src/live/citations.ts explains; its RIS and
 // BibTeX input plugins are the independent readers the exports must satisfy.
 const nodeRequire = createRequire(import.meta.url);
 const { Cite } = nodeRequire("@citation-js/core") as typeof import("@citation-js/core");

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { WHOLE_TEXT, readBytes, readText } from "../../src/services/polite-client.js";
+import { WHOLE_TEXT, readBytes, readText } from "../../src/net/polite-client.js";
 
 const BODIES: Record<string, Buffer> = {
   // β is two bytes, 😀 four: every cut below lands inside one of them somewhere.

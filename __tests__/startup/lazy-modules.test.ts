@@ -138,7 +138,7 @@ describe("stdio start-up", () => {
       expect(cite.json).toMatchObject({ citations: [{ pmid: "31452104" }] });
     });
     // The recorder hooks this thread only: citation-js and Vega (the chart) load in
-    // src/eutils/live-thread.ts's thread.
+    // src/live/live-thread.ts's thread.
     expect(loadedOf(urls)).toEqual(["xml2js"]);
   }, 60_000);
 

@@ -1,5 +1,5 @@
 /** Builders for store inputs; every field explicit so tests read as data. */
-import type { Article } from "../../src/eutils/types.js";
+import type { Article } from "../../src/ncbi/types.js";
 import type { DocumentInput } from "../../src/store/docs.js";
 
 export function article(pmid: string, over: Partial<Article> = {}): Article {

@@ -30,7 +30,7 @@ import {
   type PoolEntry,
 } from "../../src/store/reviews.js";
 import { progressFrom } from "../../src/review/screen.js";
-import type { ReviewSource } from "../../src/review/types.js";
+import type { ReviewSource } from "../../src/store/review-types.js";
 import { corpusDb } from "../helpers/corpus-db.js";
 import { useCorpusServer } from "../helpers/corpus-server.js";
 import { describeEachBackend, openTestStore, resetStore, type TestStore } from "../helpers/db.js";

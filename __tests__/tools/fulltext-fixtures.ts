@@ -139,7 +139,7 @@ export function idconvRoute(): LiteratureRoute {
   };
 }
 
-/** The characters an answer's article spends of its budget (src/literature/budget.ts header). */
+/** The characters an answer's article spends of its budget (src/literature/fulltext-budget.ts header). */
 export function countedCharacters(r: FulltextResult): number {
   const a = r.article;
   if (!a) return 0;

@@ -1,7 +1,7 @@
 /**
  * pubmed_cite, pubmed_fetch and pubmed_trend keep the MCP loop free (issue 45, finding 5):
  * citation-js loads, builds its engines and renders in the live thread
- * (src/eutils/live-thread.ts), a long EFetch reply is parsed there, and Vega draws the trend chart
+ * (src/live/live-thread.ts), a long EFetch reply is parsed there, and Vega draws the trend chart
  * there. On the loop, a fresh process's 50 × 6 pubmed_cite blocked it for seconds
  * (1.5–7 s: loading citation-js and building APA's engine alone take more than one). Through a real
  * MCP client (the server in this process, so the loop measured is the server's), against the
@@ -9,10 +9,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { articleSetXml } from "../../src/devtools/synth-xml.js";
-import { CITATION_STYLES, formatCitations } from "../../src/eutils/cite.js";
-import { liveThread } from "../../src/eutils/live-thread.js";
-import { parseEFetchFast } from "../../src/eutils/parse/efetch.js";
-import { renderTrendSvg } from "../../src/pubmed/chart.js";
+import { CITATION_STYLES, formatCitations } from "../../src/live/citations.js";
+import { liveThread } from "../../src/live/live-thread.js";
+import { parseEFetchFast } from "../../src/ncbi/parse/efetch.js";
+import { renderTrendSvg } from "../../src/live/chart.js";
 import type { TrendOutput } from "../../src/pubmed/trend.js";
 import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
 import { useSynthNcbi } from "../helpers/synth-ncbi.js";

@@ -9,7 +9,7 @@
  * reply with its <body> replaced by PMC's comment).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from "@jest/globals";
-import { liveThread } from "../../src/eutils/live-thread.js";
+import { liveThread } from "../../src/live/live-thread.js";
 import type { FulltextOutput, FulltextResult } from "../../src/literature/fulltext-output.js";
 import { rateLimitReply, startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
 import {

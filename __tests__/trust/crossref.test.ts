@@ -1,5 +1,5 @@
 /**
- * Crossref's integrity notices (src/trust/crossref.ts) through the official MCP client, against a
+ * Crossref's integrity notices (src/crossref/crossref.ts) through the official MCP client, against a
  * local stand-in Crossref (../helpers/fake-crossref.ts: replies written after Crossref's
  * documented shapes, no recorded ones exist): notices added and merged with PubMed's, Crossref
  * failing (5xx, hang-ups, malformed replies, slower than the call's deadline) costing only its
@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { ConfigError, loadConfig } from "../../src/config.js";
 import { getCrossref } from "../../src/state.js";
-import { crossrefNotices } from "../../src/trust/crossref.js";
+import { crossrefNotices } from "../../src/crossref/crossref.js";
 import {
   onUtility,
   recordedEfetchRoute,

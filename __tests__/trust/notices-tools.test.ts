@@ -7,8 +7,8 @@
  * replies with notice links inserted (./notice-records.ts says what).
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
-import { parseESummary } from "../../src/eutils/parse/esummary.js";
-import { noticesFromArticle } from "../../src/eutils/notices.js";
+import { parseESummary } from "../../src/ncbi/parse/esummary.js";
+import { noticesFromArticle } from "../../src/ncbi/notices.js";
 import { onUtility, recordedEfetchRoute, startFakeEutils } from "../helpers/fake-eutils.js";
 import type { FakeEutils } from "../helpers/fake-eutils.js";
 import { startFakeLiterature, type FakeLiterature } from "../helpers/fake-literature.js";

@@ -3,7 +3,7 @@
  * pasted lists, and the comparison rules (page ranges, journal abbreviations, names).
  */
 import { describe, expect, test } from "@jest/globals";
-import { emptyArticle, type Article } from "../../src/eutils/types.js";
+import { emptyArticle, type Article } from "../../src/ncbi/types.js";
 import { differences, sameJournal } from "../../src/trust/reference-compare.js";
 import { parseFreeText } from "../../src/trust/reference-parse.js";
 import {

@@ -7,8 +7,8 @@
  */
 import { beforeAll, expect, test } from "@jest/globals";
 import { loadFixturePubmed } from "../../src/devtools/fixture-pubmed.js";
-import { formatCitations } from "../../src/eutils/cite.js";
-import type { Article } from "../../src/eutils/types.js";
+import { formatCitations } from "../../src/live/citations.js";
+import type { Article } from "../../src/ncbi/types.js";
 import { differences } from "../../src/trust/reference-compare.js";
 import { parseReference, splitReferences } from "../../src/trust/reference-tagged.js";
 import { EUTILS_FIXTURES, describeShared } from "../helpers/shared.js";

@@ -12,8 +12,8 @@ import {
   type FixturePubmed,
   type FixtureRecord,
 } from "../../src/devtools/fixture-pubmed.js";
-import { parseEFetch } from "../../src/eutils/parse/efetch.js";
-import type { Article } from "../../src/eutils/types.js";
+import { parseEFetch } from "../../src/ncbi/parse/efetch.js";
+import type { Article } from "../../src/ncbi/types.js";
 import { crossrefDate, startFakeCrossref, type FakeCrossref } from "../helpers/fake-crossref.js";
 import type { FakeRequest } from "../helpers/fake-eutils.js";
 import { startHarness, type Harness } from "../helpers/mcp.js";

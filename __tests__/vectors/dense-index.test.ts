@@ -1,5 +1,5 @@
 /**
- * The dense leg's in-memory index (src/vectors/dense-index.ts) under churn: chunks added, replaced
+ * The dense leg's in-memory index (src/vectors/memory/dense-index.ts) under churn: chunks added, replaced
  * and removed in random order (a removed chunk's row is filled by the last one, the matrix grows
  * past its first room), as vectors or as the bytes the table stores (pgvector's `vector_send`,
  * Postgres's `array_send` of a float4[]), checked after every step against a model searched by
@@ -11,7 +11,7 @@ import {
   decodeStoredVector,
   type DenseRow,
   type StoredForm,
-} from "../../src/vectors/dense-index.js";
+} from "../../src/vectors/memory/dense-index.js";
 import { cosine } from "./cosine.js";
 
 const DIM = 24;

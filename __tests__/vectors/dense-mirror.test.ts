@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { v5 as uuidv5 } from "uuid";
 import { log } from "../../src/log.js";
-import { PgVectorStore } from "../../src/vectors/pgvector.js";
+import { PgVectorStore } from "../../src/vectors/pgvector/adapter.js";
 import type { ChunkPoint, Hit } from "../../src/vectors/vector-store.js";
 import { cosine } from "./cosine.js";
 import { describePostgres, openPglite, openPostgres, type DbHandle } from "./harness.js";

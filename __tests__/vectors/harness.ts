@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { v5 as uuidv5 } from "uuid";
-import { docSparseVector, idf, termId, tfPart, tokenize } from "../../src/corpus/bm25.js";
+import { docSparseVector, idf, termId, tfPart, tokenize } from "../../src/retrieval/bm25.js";
 import { hashEmbed } from "../../src/embeddings/hash.js";
 import { namedReads, type PreparedRead } from "../../src/store/db.js";
 import type { ChunkPoint } from "../../src/vectors/vector-store.js";

@@ -5,8 +5,8 @@
  * in the SQL order (score descending, then id), with the retracted filter.
  */
 import { describe, expect, it } from "@jest/globals";
-import { idf } from "../../src/corpus/bm25.js";
-import { LexicalIndex, packPostings, type LexicalRow } from "../../src/vectors/lexical-index.js";
+import { idf } from "../../src/retrieval/bm25.js";
+import { LexicalIndex, packPostings, type LexicalRow } from "../../src/vectors/memory/lexical-index.js";
 
 /** A deterministic generator (mulberry32), so a failure reproduces. */
 function random(seed: number): () => number {

@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
-import { querySparseVector, tokenize } from "../../src/corpus/bm25.js";
-import { PgVectorStore } from "../../src/vectors/pgvector.js";
-import { QdrantVectorStore } from "../../src/vectors/qdrant.js";
+import { querySparseVector, tokenize } from "../../src/retrieval/bm25.js";
+import { PgVectorStore } from "../../src/vectors/pgvector/adapter.js";
+import { QdrantVectorStore } from "../../src/vectors/qdrant/adapter.js";
 import type { VectorStore } from "../../src/vectors/vector-store.js";
 import { loadQdrantSpec, startFakeQdrant, type FakeQdrant } from "../helpers/fake-qdrant.js";
 import { CORPUS, QUERIES, expectedBm25, openPglite, points, type DbHandle } from "./harness.js";

@@ -8,9 +8,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { sql } from "kysely";
-import { querySparseVector, tokenize } from "../../src/corpus/bm25.js";
+import { querySparseVector, tokenize } from "../../src/retrieval/bm25.js";
 import { log } from "../../src/log.js";
-import { PgVectorStore } from "../../src/vectors/pgvector.js";
+import { PgVectorStore } from "../../src/vectors/pgvector/adapter.js";
 import type { Hit } from "../../src/vectors/vector-store.js";
 import {
   CORPUS,

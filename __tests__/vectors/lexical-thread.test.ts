@@ -1,15 +1,15 @@
 /**
- * The BM25 index in a thread of its own (src/vectors/lexical-thread.ts): the same hits and scores
+ * The BM25 index in a thread of its own (src/vectors/memory/lexical-thread.ts): the same hits and scores
  * as the index on the calling thread, updates applied before the searches that follow them, and a
  * thread that dies is replaced by a new one holding the index loaded again — the search that finds
  * it dead answers correctly, and nothing waits forever.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { querySparseVector, tokenize } from "../../src/corpus/bm25.js";
+import { querySparseVector, tokenize } from "../../src/retrieval/bm25.js";
 import { log } from "../../src/log.js";
-import { LexicalThread } from "../../src/vectors/lexical-thread.js";
-import { LexicalMirror } from "../../src/vectors/pgvector-lexical.js";
-import { PgVectorStore } from "../../src/vectors/pgvector.js";
+import { LexicalThread } from "../../src/vectors/memory/lexical-thread.js";
+import { LexicalMirror } from "../../src/vectors/pgvector/lexical.js";
+import { PgVectorStore } from "../../src/vectors/pgvector/adapter.js";
 import {
   CORPUS,
   DIMENSION,

@@ -3,10 +3,10 @@
  * BM25 scores and the dense leg the same cosine similarities, in the same order.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { querySparseVector, tokenize } from "../../src/corpus/bm25.js";
+import { querySparseVector, tokenize } from "../../src/retrieval/bm25.js";
 import { hashEmbed } from "../../src/embeddings/hash.js";
-import { PgVectorStore } from "../../src/vectors/pgvector.js";
-import { QdrantVectorStore } from "../../src/vectors/qdrant.js";
+import { PgVectorStore } from "../../src/vectors/pgvector/adapter.js";
+import { QdrantVectorStore } from "../../src/vectors/qdrant/adapter.js";
 import type { Hit } from "../../src/vectors/vector-store.js";
 import { loadQdrantSpec, startFakeQdrant, type FakeQdrant } from "../helpers/fake-qdrant.js";
 import { CORPUS, DIMENSION, QUERIES, openPglite, points, type DbHandle } from "./harness.js";

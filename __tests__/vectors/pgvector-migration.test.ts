@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { sql } from "kysely";
-import { querySparseVector, tokenize } from "../../src/corpus/bm25.js";
-import { PgVectorStore } from "../../src/vectors/pgvector.js";
+import { querySparseVector, tokenize } from "../../src/retrieval/bm25.js";
+import { PgVectorStore } from "../../src/vectors/pgvector/adapter.js";
 import { CORPUS, DIMENSION, QUERIES, expectedBm25, openPglite, type DbHandle } from "./harness.js";
 
 /** The tables and rows as the previous release wrote them. */

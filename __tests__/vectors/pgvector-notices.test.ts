@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, expect, it } from "@jest/globals";
 import { sql } from "kysely";
 import { upsertDocuments } from "../../src/store/docs.js";
-import type { Notice } from "../../src/eutils/notices.js";
+import type { Notice } from "../../src/ncbi/notices.js";
 import { createVectorStore } from "../../src/vectors/index.js";
 import type { ChunkPoint, VectorStore } from "../../src/vectors/vector-store.js";
 import { describeEachBackend, openTestStore, type TestStore } from "../helpers/db.js";

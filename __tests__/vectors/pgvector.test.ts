@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { sql } from "kysely";
 import { log } from "../../src/log.js";
-import { PgVectorStore } from "../../src/vectors/pgvector.js";
+import { PgVectorStore } from "../../src/vectors/pgvector/adapter.js";
 import { createVectorStore } from "../../src/vectors/index.js";
 import {
   CORPUS,

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it, jest } from "@jest/globals";
 import { randomBytes } from "node:crypto";
 import { VectorStoreError } from "../../src/errors.js";
 import { createVectorStore } from "../../src/vectors/index.js";
-import { QdrantVectorStore } from "../../src/vectors/qdrant.js";
+import { QdrantVectorStore } from "../../src/vectors/qdrant/adapter.js";
 import {
   loadQdrantSpec,
   QDRANT_SPEC_PATH,

@@ -1,6 +1,6 @@
 /** ReadBatcher: a lone read goes at once; reads asked for while one runs go together next. */
 import { describe, expect, it } from "@jest/globals";
-import { ReadBatcher } from "../../src/vectors/read-batcher.js";
+import { ReadBatcher } from "../../src/vectors/pgvector/read-batcher.js";
 
 /** A read whose replies the test releases: records each call's keys. */
 function controlledRead() {

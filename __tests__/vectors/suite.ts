@@ -2,7 +2,7 @@
  * The behaviour every VectorStore must show, run against each adapter and backend.
  */
 import { afterAll, beforeAll, beforeEach, expect, it } from "@jest/globals";
-import { docSparseVector, querySparseVector, tokenize } from "../../src/corpus/bm25.js";
+import { docSparseVector, querySparseVector, tokenize } from "../../src/retrieval/bm25.js";
 import { hashEmbed } from "../../src/embeddings/hash.js";
 import { VectorStoreError } from "../../src/errors.js";
 import type { Hit, VectorStore } from "../../src/vectors/vector-store.js";

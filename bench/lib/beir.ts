@@ -9,7 +9,7 @@ import { documentInputFromArticle } from "../../src/corpus/document.js";
 import { indexPending } from "../../src/corpus/indexer.js";
 import { ragSearch, type Fusion, type RagSearchInput } from "../../src/corpus/search.js";
 import { createEmbedder } from "../../src/embeddings/index.js";
-import { emptyArticle, type Article } from "../../src/eutils/types.js";
+import { emptyArticle, type Article } from "../../src/ncbi/types.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { upsertDocuments } from "../../src/store/docs.js";
 import { createVectorStore } from "../../src/vectors/index.js";

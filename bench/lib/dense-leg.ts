@@ -9,8 +9,8 @@
  */
 import { sql } from "kysely";
 import type { Store } from "../../src/store/db.js";
-import { decodeStoredVector } from "../../src/vectors/dense-index.js";
-import { PgVectorStore } from "../../src/vectors/pgvector.js";
+import { decodeStoredVector } from "../../src/vectors/memory/dense-index.js";
+import { PgVectorStore } from "../../src/vectors/pgvector/adapter.js";
 import { timed } from "./stats.js";
 
 export interface DenseLegRun {

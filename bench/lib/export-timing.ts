@@ -9,7 +9,7 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { exportWriter, recordToCsl } from "../../src/review/export.js";
-import { EXPORT_FORMATS, type ReviewRecord } from "../../src/review/types.js";
+import { EXPORT_FORMATS, type ReviewRecord } from "../../src/store/review-types.js";
 
 const WORDS = "randomised trial of early mobilisation after hip fracture surgery in older".split(
   " ",

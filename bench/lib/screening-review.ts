@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { loadConfig } from "../../src/config.js";
 import type { StandInRecord } from "../../src/devtools/review-ncbi.js";
-import type { Progress } from "../../src/review/types.js";
+import type { Progress } from "../../src/store/review-types.js";
 import { createSession } from "../../src/server.js";
 import { closeState, initState } from "../../src/state.js";
 import { parseCsv, type ScreeningTopic } from "./screening-data.js";

@@ -6,9 +6,9 @@
  * chunk_terms table from the rows' packed postings, as the previous write path would have.
  */
 import { sql, type Kysely } from "kysely";
-import type { SparseVector } from "../../src/corpus/bm25.js";
-import { POSTING_BYTES } from "../../src/vectors/lexical-index.js";
-import { toHits, type HitRow } from "../../src/vectors/pgvector-rows.js";
+import type { SparseVector } from "../../src/retrieval/bm25.js";
+import { POSTING_BYTES } from "../../src/vectors/memory/lexical-index.js";
+import { toHits, type HitRow } from "../../src/vectors/pgvector/rows.js";
 import type { Hit, VectorStore } from "../../src/vectors/vector-store.js";
 
 type Db = Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- bench tables

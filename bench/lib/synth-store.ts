@@ -9,7 +9,7 @@ import { indexDocuments } from "../../src/corpus/indexer.js";
 import type { SearchDeps } from "../../src/corpus/search.js";
 import { createSynthCorpus, type SynthCorpus } from "../../src/devtools/synth.js";
 import { articleSetXml } from "../../src/devtools/synth-xml.js";
-import { parseEFetch } from "../../src/eutils/parse/efetch.js";
+import { parseEFetch } from "../../src/ncbi/parse/efetch.js";
 import { upsertDocuments } from "../../src/store/docs.js";
 
 const SPAN = { edatFrom: "2015-01-01", edatTo: "2024-12-31" };

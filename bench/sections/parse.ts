@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { Parser, type ParserOptions } from "xml2js";
 import { createSynthCorpus } from "../../src/devtools/synth.js";
 import { PUBMED_DOCTYPE, articleSetXml } from "../../src/devtools/synth-xml.js";
-import { parseEFetch } from "../../src/eutils/parse/efetch.js";
-import { ORDERED_PARSER_OPTIONS } from "../../src/eutils/parse/xml.js";
+import { parseEFetch } from "../../src/ncbi/parse/efetch.js";
+import { ORDERED_PARSER_OPTIONS } from "../../src/ncbi/parse/xml.js";
 import type { BenchOptions } from "../lib/options.js";
 import { emptySection, figure, ratio, repeat, timed, type SectionResult } from "../lib/stats.js";
 

@@ -10,8 +10,8 @@
 import { loadConfig } from "../../src/config.js";
 import { openCorpus } from "../../src/corpus/runtime.js";
 import { syncDelta } from "../../src/corpus/sync.js";
-import { EutilsClient } from "../../src/eutils/client.js";
-import { corpusSummary, runSync } from "../../src/corpus/api.js";
+import { EutilsClient } from "../../src/ncbi/client.js";
+import { corpusSummary, runSync } from "../../src/worker/corpus-api.js";
 import { closeState, initState } from "../../src/state.js";
 import { countDocuments } from "../../src/store/docs.js";
 import { readdir, stat } from "node:fs/promises";

@@ -4,7 +4,7 @@
  */
 import { SingleBar, Presets } from "cli-progress";
 import { parseArgs as parseNodeArgs, type ParseArgsConfig } from "node:util";
-import { SEARCH_NOTES, reindexCorpus, runSync, searchCorpus } from "../corpus/api.js";
+import { SEARCH_NOTES, reindexCorpus, runSync, searchCorpus } from "../worker/corpus-api.js";
 import { ValidationError } from "../errors.js";
 
 function int(value: string | undefined, name: string, fallback: number): number {

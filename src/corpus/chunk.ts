@@ -4,7 +4,7 @@
  * and every chunk carries the title so it reads (and embeds) on its own.
  */
 import { hash } from "node:crypto";
-import type { Article } from "../eutils/types.js";
+import type { Article } from "../ncbi/types.js";
 
 /** Fixed namespace for chunk point ids: uuid5(CHUNK_NAMESPACE, "<pmid>:<chunk_id>"). */
 export const CHUNK_NAMESPACE = "6f1d7a52-3b0e-5c1a-9d4e-2a7b8c9d0e1f";

@@ -4,10 +4,10 @@
  * a record that gains a notice link is a changed record, and its notices are written with it).
  */
 import { hash as digest } from "node:crypto";
-import { monthNumber } from "../eutils/dates.js";
-import type { Article } from "../eutils/types.js";
+import { monthNumber } from "../ncbi/dates.js";
+import type { Article } from "../ncbi/types.js";
 import type { DocumentInput } from "../store/docs.js";
-import { noticesFromArticle } from "../eutils/notices.js";
+import { noticesFromArticle } from "../ncbi/notices.js";
 import { computeQuality, publicationYear } from "./quality.js";
 
 /** "YYYY", "YYYY-MM" or "YYYY-MM-DD" from PubDate, else the MedlineDate text. */

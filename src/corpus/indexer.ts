@@ -5,7 +5,7 @@
  */
 import type { Embedder } from "../embeddings/embedder.js";
 import { isLexicalOnly } from "../embeddings/none.js";
-import type { Article } from "../eutils/types.js";
+import type { Article } from "../ncbi/types.js";
 import type { Store } from "../store/db.js";
 import {
   deleteChunksOf,

@@ -4,10 +4,10 @@
  * (prepare-worker.ts) loads this module, not batch.ts: no database driver or query builder to load
  * while the sync's first requests are out.
  */
-import { readEFetchArticles } from "../eutils/parse/efetch.js";
-import type { Article } from "../eutils/types.js";
+import { readEFetchArticles } from "../ncbi/parse/efetch.js";
+import type { Article } from "../ncbi/types.js";
 import type { PreparedDocument } from "../store/docs.js";
-import { docTerms, type SparseVector } from "./bm25.js";
+import { docTerms, type SparseVector } from "../retrieval/bm25.js";
 import { chunkArticle, type Chunk } from "./chunk.js";
 import { documentInputFromArticle } from "./document.js";
 

@@ -12,10 +12,10 @@ import { isLexicalOnly } from "../embeddings/none.js";
 import { EmbeddingsError } from "../errors.js";
 import type { Store } from "../store/db.js";
 import { getChunks, getNotices } from "../store/docs.js";
-import type { Notice } from "../eutils/notices.js";
+import type { Notice } from "../ncbi/notices.js";
 import type { ChunkPayload, Hit, VectorStore } from "../vectors/vector-store.js";
-import { querySparseVector, tokenize } from "./bm25.js";
-import { bestPerPaper } from "./rank.js";
+import { querySparseVector, tokenize } from "../retrieval/bm25.js";
+import { bestPerPaper } from "../retrieval/rank.js";
 
 export type Fusion = "rrf" | "convex";
 

@@ -3,7 +3,7 @@
  * completions, paper versions for subscriptions) and the readiness probes. Like service.ts they
  * run where the stores are open: in the corpus worker (src/corpus/worker/).
  */
-import { isoDateTime } from "../eutils/dates.js";
+import { isoDateTime } from "../ncbi/dates.js";
 import { getCorpus } from "../state.js";
 import { checkpointsModule, docsModule } from "./modules.js";
 

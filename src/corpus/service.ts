@@ -6,12 +6,12 @@
  * costs a server's start-up nothing (issue 11; __tests__/startup/lazy-modules.test.ts).
  */
 import { EmbeddingsError, NotFoundError } from "../errors.js";
-import type { EutilsClient } from "../eutils/client.js";
-import { isoDateTime, isoDay } from "../eutils/dates.js";
+import type { EutilsClient } from "../ncbi/client.js";
+import { isoDateTime, isoDay } from "../ncbi/dates.js";
 import { getCorpus, getEutils } from "../state.js";
 import type { StoredDocument } from "../store/docs.js";
 import type { JobStatus } from "../store/schema.js";
-import type { Notice } from "../eutils/notices.js";
+import type { Notice } from "../ncbi/notices.js";
 import { checkpointsModule, docsModule, jobsModule, searchModule, syncModule } from "./modules.js";
 import type { Corpus } from "./runtime.js";
 import type { RagResult } from "./search.js";
@@ -79,7 +79,7 @@ export function toPaper(d: StoredDocument): Paper {
     journal: d.journal,
     pub_types: d.pubTypes,
     pdat: d.pdat,
-    // The one output date format (src/eutils/dates.ts): EDAT has a time in PubMed, LR is a day.
+    // The one output date format (src/ncbi/dates.ts): EDAT has a time in PubMed, LR is a day.
     edat: isoDateTime(d.edat),
     lr: isoDay(d.lr),
     pmcid: d.pmcid,

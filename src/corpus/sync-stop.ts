@@ -16,7 +16,7 @@
  */
 import type { Kysely } from "kysely";
 import { RateLimitError } from "../errors.js";
-import { isoDateTime } from "../eutils/dates.js";
+import { isoDateTime } from "../ncbi/dates.js";
 import { log } from "../log.js";
 import { getCheckpoint, type Checkpoint } from "../store/checkpoints.js";
 import { finishJob, type JobProgress } from "../store/jobs.js";

@@ -12,10 +12,10 @@
  * same way and says when NCBI takes requests again (./sync-stop.ts).
  */
 import type { Embedder } from "../embeddings/embedder.js";
-import type { EutilsClient } from "../eutils/client.js";
-import { isoDay } from "../eutils/dates.js";
-import { parseESearch } from "../eutils/parse/esearch.js";
-import { xml2js } from "../eutils/parse/xml2js.js";
+import type { EutilsClient } from "../ncbi/client.js";
+import { isoDay } from "../ncbi/dates.js";
+import { parseESearch } from "../ncbi/parse/esearch.js";
+import { xml2js } from "../ncbi/parse/xml2js.js";
 import { excerpt } from "../excerpt.js";
 import {
   advanceCheckpoint,

@@ -8,7 +8,7 @@
  *   records created before the arrivals window. Records created inside it are left out with NOT,
  *   since the arrivals walk of the same sync already fetches them in their current state.
  */
-import type { Params } from "../eutils/types.js";
+import type { Params } from "../ncbi/types.js";
 import { entrezDay, type Day } from "./windows.js";
 
 export type WalkKind = "arrivals" | "revisions";

@@ -17,9 +17,9 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ECitMatchCitation } from "../eutils/parse/ecitmatch.js";
-import { parseEFetch } from "../eutils/parse/efetch.js";
-import type { Article } from "../eutils/types.js";
+import type { ECitMatchCitation } from "../ncbi/parse/ecitmatch.js";
+import { parseEFetch } from "../ncbi/parse/efetch.js";
+import type { Article } from "../ncbi/types.js";
 import {
   firstPage,
   foldWords,
@@ -44,7 +44,7 @@ export interface FixtureRecord {
   file: string;
 }
 
-/** One ECitMatch line as asked (src/eutils/parse/ecitmatch.ts), without the caller's key. */
+/** One ECitMatch line as asked (src/ncbi/parse/ecitmatch.ts), without the caller's key. */
 export type CitationQuery = Omit<ECitMatchCitation, "key">;
 
 export interface FixtureRequest {

@@ -7,7 +7,7 @@
  * an invented DOI under the journal's real prefix), which it must never call verified.
  * Deterministic: every draw comes from a seeded PRNG keyed by the record's PMID.
  */
-import type { Article } from "../eutils/types.js";
+import type { Article } from "../ncbi/types.js";
 import { STOPWORDS, foldWords } from "./pubmed-fields.js";
 import {
   REFERENCE_STYLES,

@@ -15,7 +15,7 @@
  * It has no idf, so it is the weaker leg and fusion should not weight it above BM25; the
  * measurements (nDCG@10 by dimension, alone and fused) are in docs/corpus.md.
  */
-import { tokenize } from "../corpus/bm25.js";
+import { tokenize } from "../retrieval/bm25.js";
 import type { Embedder } from "./embedder.js";
 
 /** 768 buys +0.03 nDCG@10 over 384 for 3 KB per chunk; beyond that the gain flattens. */

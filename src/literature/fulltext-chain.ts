@@ -20,7 +20,7 @@ import {
   type ErrorCode,
 } from "../errors.js";
 import { getUnpaywall } from "../state.js";
-import { applyBudget, type BudgetOptions } from "./budget.js";
+import { applyBudget, type BudgetOptions } from "./fulltext-budget.js";
 import type { Attempt, FulltextResult, FulltextSource } from "./fulltext-output.js";
 import type { JatsArticle, JatsDocument } from "./fulltext-types.js";
 import { carriesIdentifier, describeIdentity, findArticle, type RequestedId } from "./identity.js";

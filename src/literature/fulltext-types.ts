@@ -1,6 +1,6 @@
 /**
  * The shapes of a parsed JATS article (src/literature/jats.ts) and of the article part of a
- * `pubmed_fulltext` answer (src/literature/budget.ts), with the zod schema the tool advertises.
+ * `pubmed_fulltext` answer (src/literature/fulltext-budget.ts), with the zod schema the tool advertises.
  * Outputs are compact: empty lists and absent values are left out rather than sent as null or [].
  */
 import { z } from "zod";
@@ -82,7 +82,7 @@ const captionSchema = z.object({
 });
 
 /**
- * The article part of a `pubmed_fulltext` result (src/literature/budget.ts builds it). In the
+ * The article part of a `pubmed_fulltext` result (src/literature/fulltext-budget.ts builds it). In the
  * default mode sections carry `paragraphs`; in `mode: "outline"` they carry `characters` (their
  * own paragraphs) and `totalCharacters` (with their subsections, when they have any) instead.
  */

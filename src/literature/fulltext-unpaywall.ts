@@ -5,7 +5,7 @@
  * and only when Unpaywall's record is for the DOI asked.
  */
 import { AppError } from "../errors.js";
-import { parseESummary } from "../eutils/parse/esummary.js";
+import { parseESummary } from "../ncbi/parse/esummary.js";
 import { getEutils } from "../state.js";
 import type { Fail, Target } from "./fulltext-chain.js";
 import type { OaLink } from "./fulltext-output.js";

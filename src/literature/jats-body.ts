@@ -5,7 +5,7 @@
  * section at their place (usually leading). Lists give one paragraph per item, definition lists
  * "term: definition", display formulas their linear text; floats are left to the caption lists.
  */
-import { TEXT_NODE, attr, type XmlNode } from "../eutils/parse/xml.js";
+import { TEXT_NODE, attr, type XmlNode } from "../ncbi/parse/xml.js";
 import type { JatsCaption, JatsSection, JatsTable } from "./fulltext-types.js";
 import { inlineText, localName } from "./jats-text.js";
 

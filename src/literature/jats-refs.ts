@@ -4,11 +4,11 @@
  * older <nlm-citation>/<citation> hold bare fields, formatted here in Vancouver order:
  * "Miki Y, Swensen J, Shattuck-Eidens D, et al. Title. Source. 1994;266(5182):66-71."
  */
-import { TEXT_NODE, attr, normalizeSpace, type XmlNode } from "../eutils/parse/xml.js";
+import { TEXT_NODE, attr, normalizeSpace, type XmlNode } from "../ncbi/parse/xml.js";
 import type { JatsReference } from "./fulltext-types.js";
 import { inlineText, localName } from "./jats-text.js";
 import { normalizePmcid } from "./identity.js";
-import { compact } from "./reply.js";
+import { compact } from "../net/reply.js";
 
 const CITATIONS = new Set(["mixed-citation", "element-citation", "nlm-citation", "citation"]);
 /** Parts of a mixed citation that are not prose: identifiers become fields, not text. */

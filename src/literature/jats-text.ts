@@ -6,7 +6,7 @@
  * lists; block elements nested in a paragraph (lists, quotes, display formulas) are set off by
  * spaces so words never glue together. xml2js has already decoded entities and CDATA.
  */
-import { TEXT_NODE, normalizeSpace, type XmlNode } from "../eutils/parse/xml.js";
+import { TEXT_NODE, normalizeSpace, type XmlNode } from "../ncbi/parse/xml.js";
 
 /** Element name without its namespace prefix: "mml:mi" → "mi". */
 export function localName(node: XmlNode): string {

@@ -10,8 +10,8 @@
  * either; `notFullText` says which, and the chain moves on to its next tier.
  */
 import { UpstreamError } from "../errors.js";
-import { monthNumber } from "../eutils/dates.js";
-import { TEXT_NODE, attr, parseOrderedXml, type XmlNode } from "../eutils/parse/xml.js";
+import { monthNumber } from "../ncbi/dates.js";
+import { TEXT_NODE, attr, parseOrderedXml, type XmlNode } from "../ncbi/parse/xml.js";
 import type { JatsArticle, JatsDocument, JatsLicense } from "./fulltext-types.js";
 import { normalizePmcid } from "./identity.js";
 import { bodySections, floats } from "./jats-body.js";

@@ -1,6 +1,6 @@
 /**
  * MeSH through E-utilities db=mesh: ESearch (db=mesh, term from meshSearchTerm; the reply is read
- * by src/eutils/parse/esearch.ts like any ESearch) finds the UIDs, ESummary (db=mesh) describes
+ * by src/ncbi/parse/esearch.ts like any ESearch) finds the UIDs, ESummary (db=mesh) describes
  * them. ESummary is read in all three shapes NCBI serves for db=mesh — version=2.0 XML
  * (DocumentSummary with DS_* elements, eSummary_mesh.dtd), the legacy XML DocSum
  * (Item Name="DS_MeshTerms" …) and retmode=json (result.uids, ds_* members) — through one mapping.
@@ -16,9 +16,9 @@ import {
   isElement,
   parseEutilsXml,
   text,
-} from "../eutils/parse/common.js";
+} from "../ncbi/parse/common.js";
 import { MESH_QUALIFIER_ABBREVIATIONS } from "./mesh-qualifiers.js";
-import { compact, isRecord, list, parseJsonReply, str } from "./reply.js";
+import { compact, isRecord, list, parseJsonReply, str } from "../net/reply.js";
 
 const UTILITY = "ESummary";
 export const DEFAULT_MAX_ENTRY_TERMS = 20;

@@ -10,8 +10,8 @@
  */
 import { ValidationError } from "../errors.js";
 import { quoted } from "../excerpt.js";
-import { parseESearch } from "../eutils/parse/esearch.js";
-import { liveThread } from "../eutils/live-thread.js";
+import { parseESearch } from "../ncbi/parse/esearch.js";
+import { liveThread } from "../live/live-thread.js";
 import { getEutils } from "../state.js";
 import {
   classifyIds,
@@ -19,7 +19,7 @@ import {
   parseIdconvReply,
   type ClassifiedId,
   type ConvertedId,
-} from "./idconv.js";
+} from "../ncbi/idconv.js";
 import type { JatsDocument } from "./fulltext-types.js";
 import { meshSearchTerm, parseMeshSummary, type MeshSummary } from "./mesh.js";
 
@@ -43,7 +43,7 @@ export async function convertIds(
   return convertClassified(classifyIds(ids, opts.field, opts.hint), opts.signal);
 }
 
-/** As convertIds, for ids already classified (src/literature/idconv.ts classifyIds). */
+/** As convertIds, for ids already classified (src/ncbi/idconv.ts classifyIds). */
 export async function convertClassified(
   ids: readonly ClassifiedId[],
   signal?: AbortSignal,

@@ -15,20 +15,20 @@
 import { ValidationError } from "../errors.js";
 import { quoted } from "../excerpt.js";
 import { getEuropePmc, getPubtator, getUnpaywall } from "../state.js";
-import { withCrossrefNotices } from "../trust/crossref.js";
+import { withCrossrefNotices } from "../crossref/crossref.js";
 import {
   fullTextXmlProblem,
   parseEuropePmcLinks,
   parseEuropePmcSearch,
   type EuropePmcLinks,
   type EuropePmcSearch,
-} from "./europepmc.js";
+} from "../europepmc/europepmc.js";
 import type { JatsDocument } from "./fulltext-types.js";
-import { doiOf } from "./idconv.js";
+import { doiOf } from "../ncbi/idconv.js";
 import { normalizePmcid } from "./identity.js";
-import { parsePubtatorExport, type AnnotatedArticle, type PubtatorOptions } from "./pubtator.js";
-import { parseUnpaywall, type UnpaywallRecord } from "./unpaywall.js";
-import { liveThread } from "../eutils/live-thread.js";
+import { parsePubtatorExport, type AnnotatedArticle, type PubtatorOptions } from "../pubtator/pubtator.js";
+import { parseUnpaywall, type UnpaywallRecord } from "../unpaywall/unpaywall.js";
+import { liveThread } from "../live/live-thread.js";
 
 /**
  * Europe PMC's JATS for a PMCID (GET /{PMCID}/fullTextXML). Articles it has no full text for

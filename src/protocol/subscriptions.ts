@@ -12,7 +12,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { z } from "zod";
 import { log } from "../log.js";
-import { paperVersions } from "../corpus/api.js";
+import { paperVersions } from "../worker/corpus-api.js";
 import { invalidParams } from "./errors.js";
 
 export const CORPUS_URI = "resource://pubmed/corpus";

@@ -2,12 +2,12 @@
  * A parsed Article as pubmed_fetch returns it, at a size an agent can afford (issue 10): CONTRACTS
  * §4 field names, but a field that is null or empty is left out (no `"orcid": null`, no
  * `"keywords": []`), an unstructured abstract is given once (`abstractText`; `abstractSections`
- * only when NCBI labels the parts), and dates are ISO-8601 (src/eutils/dates.ts). The parsed
+ * only when NCBI labels the parts), and dates are ISO-8601 (src/ncbi/dates.ts). The parsed
  * Article itself is unchanged: the corpus chunks and hashes it as parsed.
  */
-import { dayNumber, isoDateTime, isoDay, monthNumber } from "../eutils/dates.js";
-import type { Article, Author, JournalInfo, MeshTerm } from "../eutils/types.js";
-import type { Notice } from "../eutils/notices.js";
+import { dayNumber, isoDateTime, isoDay, monthNumber } from "../ncbi/dates.js";
+import type { Article, Author, JournalInfo, MeshTerm } from "../ncbi/types.js";
+import type { Notice } from "../ncbi/notices.js";
 
 /** What the caller asked to include beyond the record's core fields. */
 export interface ArticleParts {
@@ -76,7 +76,7 @@ function isStructured(a: Article): boolean {
 
 export type ArticleOutput = Record<string, unknown>;
 
-/** `notices` (src/eutils/notices.ts) are given at every level, citation_data included. */
+/** `notices` (src/ncbi/notices.ts) are given at every level, citation_data included. */
 export function articleOutput(
   a: Article,
   parts: ArticleParts,

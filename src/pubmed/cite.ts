@@ -1,9 +1,9 @@
 /**
  * pubmed_cite: fetch records once, then render each requested style from one CSL-JSON item, in
- * the live thread (src/eutils/live-thread.ts): citation-js's work never runs on the MCP loop.
+ * the live thread (src/live/live-thread.ts): citation-js's work never runs on the MCP loop.
  */
-import type { CitationStyle } from "../eutils/cite.js";
-import { liveThread } from "../eutils/live-thread.js";
+import type { CitationStyle } from "../live/citations.js";
+import { liveThread } from "../live/live-thread.js";
 import { fetchArticles, notFound } from "./fetch.js";
 
 export interface CiteOutput {

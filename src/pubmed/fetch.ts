@@ -2,11 +2,11 @@
  * pubmed_fetch: EFetch by PMID list or by history (WebEnv + query_key), parsed or raw.
  */
 import { setImmediate as macrotask } from "node:timers/promises";
-import { EFETCH_ARTICLES } from "../eutils/live-thread.js";
-import type { Article } from "../eutils/types.js";
+import { EFETCH_ARTICLES } from "../live/live-thread.js";
+import type { Article } from "../ncbi/types.js";
 import { getEutils } from "../state.js";
-import { withCrossrefNotices } from "../trust/crossref.js";
-import { linkNotices, mergeNotices, noticesFromArticle } from "../eutils/notices.js";
+import { withCrossrefNotices } from "../crossref/crossref.js";
+import { linkNotices, mergeNotices, noticesFromArticle } from "../ncbi/notices.js";
 import { articleOutput, type ArticleOutput } from "./article-output.js";
 
 export type DetailLevel = "abstract_plus" | "full_xml" | "medline_text" | "citation_data";

@@ -1,7 +1,7 @@
 /**
  * pubmed_match_citations: ECitMatch, one line per citation, answered per key.
  */
-import { formatECitMatchBdata, parseECitMatch } from "../eutils/parse/ecitmatch.js";
+import { formatECitMatchBdata, parseECitMatch } from "../ncbi/parse/ecitmatch.js";
 import { getEutils } from "../state.js";
 
 export interface CitationQuery {

@@ -4,9 +4,9 @@
  * citations/references of the record stand in, and the answer says so (`source`, `note`).
  */
 import { RateLimitError, UpstreamError } from "../errors.js";
-import { isoFromPubDate } from "../eutils/dates.js";
-import { parseELink } from "../eutils/parse/elink.js";
-import { parseESummary } from "../eutils/parse/esummary.js";
+import { isoFromPubDate } from "../ncbi/dates.js";
+import { parseELink } from "../ncbi/parse/elink.js";
+import { parseESummary } from "../ncbi/parse/esummary.js";
 import { europePmcLinks } from "../literature/services.js";
 import { getEutils } from "../state.js";
 

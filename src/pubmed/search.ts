@@ -2,13 +2,13 @@
  * pubmed_search: ESearch, then ESummary v2.0 for brief summaries of the first hits.
  */
 import { ValidationError } from "../errors.js";
-import { isoFromPubDate } from "../eutils/dates.js";
-import { parseESearch } from "../eutils/parse/esearch.js";
-import { parseESummary } from "../eutils/parse/esummary.js";
-import type { BriefSummary } from "../eutils/types.js";
+import { isoFromPubDate } from "../ncbi/dates.js";
+import { parseESearch } from "../ncbi/parse/esearch.js";
+import { parseESummary } from "../ncbi/parse/esummary.js";
+import type { BriefSummary } from "../ncbi/types.js";
 import { getEutils } from "../state.js";
-import { withCrossrefNotices } from "../trust/crossref.js";
-import { linkNotices, mergeNotices, noticesFromArticle, type Notice } from "../eutils/notices.js";
+import { withCrossrefNotices } from "../crossref/crossref.js";
+import { linkNotices, mergeNotices, noticesFromArticle, type Notice } from "../ncbi/notices.js";
 
 export type SortOrder = "relevance" | "pub_date" | "author" | "journal";
 
@@ -149,7 +149,7 @@ function summaryNotices(summaries: readonly BriefSummary[], signal: AbortSignal)
 }
 
 /**
- * NCBI's ErrorList names phrases and fields it did not find (src/eutils/parse/esearch.ts words them
+ * NCBI's ErrorList names phrases and fields it did not find (src/ncbi/parse/esearch.ts words them
  * "Phrase not found: …", "Field not found: …"); one more warning points the agent at the tools that
  * mend such a query.
  */

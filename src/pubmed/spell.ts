@@ -1,7 +1,7 @@
 /**
  * pubmed_spell: ESpell suggestions for a query.
  */
-import { parseESpell } from "../eutils/parse/espell.js";
+import { parseESpell } from "../ncbi/parse/espell.js";
 import { getEutils } from "../state.js";
 
 export interface SpellOutput {

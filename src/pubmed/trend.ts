@@ -1,11 +1,11 @@
 /**
  * pubmed_trend: publications per year (one ESearch count per year, through the shared queue), and
- * their chart, drawn in the live thread (src/eutils/live-thread.ts): Vega takes 20–30 ms of the
+ * their chart, drawn in the live thread (src/live/live-thread.ts): Vega takes 20–30 ms of the
  * CPU of the loop it runs on for every chart, whatever its years, and a third of a second for the
  * first (loading it).
  */
-import { liveThread } from "../eutils/live-thread.js";
-import { parseESearch } from "../eutils/parse/esearch.js";
+import { liveThread } from "../live/live-thread.js";
+import { parseESearch } from "../ncbi/parse/esearch.js";
 import { getEutils } from "../state.js";
 
 export interface TrendOutput {

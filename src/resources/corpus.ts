@@ -2,7 +2,7 @@
  * resource://pubmed/corpus — what the local evidence corpus holds: document and chunk counts, the
  * embedder its vectors were made with, and each saved query's checkpoint.
  */
-import { corpusSummary } from "../corpus/api.js";
+import { corpusSummary } from "../worker/corpus-api.js";
 import { defineResource } from "./resource.js";
 
 export const corpusResource = defineResource({

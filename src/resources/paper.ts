@@ -2,7 +2,7 @@
  * resource://pubmed/paper/{pmid} — one synced paper, the same JSON rag_get returns. Unknown or
  * unsynced PMIDs are MCP's -32002 with a message saying how to get them.
  */
-import { getPaper, pmidsStartingWith } from "../corpus/api.js";
+import { getPaper, pmidsStartingWith } from "../worker/corpus-api.js";
 import { NotFoundError } from "../errors.js";
 import { defineResourceTemplate } from "./resource.js";
 

@@ -4,14 +4,14 @@
  * resource://pubmed/export/{export_id} — a pubmed_export kept for a day (docs/reviews.md).
  */
 import { NotFoundError } from "../errors.js";
-import { exportReview, readStoredExport } from "../review/api.js";
+import { exportReview, readStoredExport } from "../worker/review-api.js";
 import { EXPORT_MIME } from "../review/links.js";
 import {
   EXPORT_FORMATS,
   EXPORT_WHICH,
   type ExportFormat,
   type ExportWhich,
-} from "../review/types.js";
+} from "../store/review-types.js";
 import { defineResourceTemplate } from "./resource.js";
 
 /** The most bytes a review export read as a resource holds (10,000 records run to ~25 MB). */

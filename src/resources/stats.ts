@@ -4,7 +4,7 @@
  * pubmed_related can follow). The E-utilities client caches EInfo for 24 h, so repeated reads
  * cost NCBI nothing; the resources test checks the fake NCBI sees one request for two reads.
  */
-import { parseEInfo } from "../eutils/parse/einfo.js";
+import { parseEInfo } from "../ncbi/parse/einfo.js";
 import { getEutils } from "../state.js";
 import { defineResource } from "./resource.js";
 

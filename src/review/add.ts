@@ -5,10 +5,10 @@
  * mid-add keeps what was stored and the next call with the same term resumes where it stopped.
  */
 import { ValidationError } from "../errors.js";
-import type { EutilsBytes, EutilsClient } from "../eutils/client.js";
-import { readEFetchArticles } from "../eutils/parse/efetch.js";
-import { parseESearch } from "../eutils/parse/esearch.js";
-import type { Article } from "../eutils/types.js";
+import type { EutilsBytes, EutilsClient } from "../ncbi/client.js";
+import { readEFetchArticles } from "../ncbi/parse/efetch.js";
+import { parseESearch } from "../ncbi/parse/esearch.js";
+import type { Article } from "../ncbi/types.js";
 import type { Store } from "../store/db.js";
 import {
   addCandidates,
@@ -18,7 +18,7 @@ import {
   setAddState,
 } from "../store/reviews.js";
 import { articleCandidate } from "./records.js";
-import type { Candidate, ReviewSource } from "./types.js";
+import type { Candidate, ReviewSource } from "../store/review-types.js";
 
 /** Records per EFetch request (NCBI serves up to 10,000; 500 keeps a reply near 2–4 MB). */
 export const ADD_BATCH = 500;

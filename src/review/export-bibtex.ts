@@ -10,7 +10,7 @@ import {
   urlOf,
   type ExportWriter,
 } from "./export-common.js";
-import type { ReviewAuthor, ReviewRecord } from "./types.js";
+import type { ReviewAuthor, ReviewRecord } from "../store/review-types.js";
 
 /**
  * LaTeX's specials. Braces become \textbraceleft{} / \textbraceright{}, not \{ \}: BibTeX counts

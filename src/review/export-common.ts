@@ -2,8 +2,8 @@
  * What the export writers share (./export.ts, ./export-bibtex.ts): the writer's shape and the
  * record's text as every format writes it.
  */
-import type { Notice } from "../eutils/notices.js";
-import type { DecisionState, ReviewRecord } from "./types.js";
+import type { Notice } from "../ncbi/notices.js";
+import type { DecisionState, ReviewRecord } from "../store/review-types.js";
 
 export interface ExportWriter {
   /** Written once, before the first batch. */

@@ -8,7 +8,7 @@
  * knowing the batches before. __tests__/review/export.test.ts reads every format back with
  * citation-js's parsers (and CSV with an RFC 4180 parser) to prove the files import.
  */
-import type { CslItem, CslName } from "../eutils/cite.js";
+import type { CslItem, CslName } from "../live/citations.js";
 import { bibtexWriter } from "./export-bibtex.js";
 import {
   isPreprint,
@@ -19,7 +19,7 @@ import {
   urlOf,
   type ExportWriter,
 } from "./export-common.js";
-import type { ExportFormat, ReviewAuthor, ReviewRecord } from "./types.js";
+import type { ExportFormat, ReviewAuthor, ReviewRecord } from "../store/review-types.js";
 
 export type { ExportWriter } from "./export-common.js";
 

@@ -5,14 +5,14 @@
  * A record contributes three blocks, each L2-normalised on its own and then scaled, so a record
  * with a long abstract or with many headings does not drown the other blocks:
  *  - text: stemmed unigrams and adjacent-pair bigrams of title + abstract (the tokenizer of
- *    src/corpus/bm25.ts: stopwords dropped, Porter stems), title words counted twice;
+ *    src/retrieval/bm25.ts: stopwords dropped, Porter stems), title words counted twice;
  *  - mesh: "m:" + each heading, and "m:" + its descriptor when it carries a qualifier;
  *  - pubTypes: "p:" + each publication type.
  * Weights are sublinear tf (1 + ln tf) × smoothed idf (ln((N + 1) / (df + 1)) + 1, as
  * scikit-learn's). The idf changes as records are added, so vectors are rebuilt lazily from the
  * stored counts after an `add`.
  */
-import { BM25_AVG_DOC_LEN, idf, tfPart, tokenize } from "../corpus/bm25.js";
+import { BM25_AVG_DOC_LEN, idf, tfPart, tokenize } from "../retrieval/bm25.js";
 
 export interface ScreenDoc {
   id: string;

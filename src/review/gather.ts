@@ -5,16 +5,16 @@
  * review (EFetch of thousands of records) is fetched and parsed in the worker.
  */
 import { AppError, ValidationError } from "../errors.js";
-import { noticesFromArticle } from "../eutils/notices.js";
-import { parseELink } from "../eutils/parse/elink.js";
-import { parseESearch } from "../eutils/parse/esearch.js";
-import { plainText } from "../literature/europepmc.js";
-import { classifyIds, MAX_IDS_PER_CALL } from "../literature/idconv.js";
-import { isRecord, list, parseJsonReply, str, type Json } from "../literature/reply.js";
+import { noticesFromArticle } from "../ncbi/notices.js";
+import { parseELink } from "../ncbi/parse/elink.js";
+import { parseESearch } from "../ncbi/parse/esearch.js";
+import { plainText } from "../europepmc/europepmc.js";
+import { classifyIds, MAX_IDS_PER_CALL } from "../ncbi/idconv.js";
+import { isRecord, list, parseJsonReply, str, type Json } from "../net/reply.js";
 import { convertClassified, europePmcLinks } from "../literature/services.js";
 import { getEuropePmc, getEutils } from "../state.js";
-import { normaliseDoi } from "./dedup.js";
-import type { Candidate } from "./types.js";
+import { normaliseDoi } from "../store/review-keys.js";
+import type { Candidate } from "../store/review-types.js";
 
 /** Europe PMC results per page (its maximum is 1,000; core replies run to ~5 kB a record). */
 const EPMC_PAGE = 500;

@@ -2,7 +2,7 @@
  * Exports too large for an answer travel as a resource_link to a resource the client reads whole
  * (docs/reviews.md, "Export"): resource://pubmed/review/{review_id}/export/{format}?which=…
  */
-import type { ExportFormat, ExportWhich } from "./types.js";
+import type { ExportFormat, ExportWhich } from "../store/review-types.js";
 
 /** The largest export returned inline (bytes of the export text); larger ones are linked. */
 export const INLINE_EXPORT_BYTES = 64 * 1024;

@@ -3,13 +3,13 @@
  * al., BMJ 2021;372:n71, figure 1) as a standalone SVG document, written by hand: phase labels on
  * the left, the main column of records and reports, the removals on the right.
  *
- * The look follows the trend chart (src/pubmed/chart.ts): its font stack, 14 px title, 11 px
+ * The look follows the trend chart (src/live/chart.ts): its font stack, 14 px title, 11 px
  * #555 subtitle and the #4c78a8 of its line. Text is wrapped by an estimate of glyph width (no
  * font metrics without a canvas) that errs wide, so lines stay inside their boxes in Arial and
  * in DejaVu Sans. The size is bounded: at most six exclusion reasons (the rest summed as "Other
  * reasons"), each cut to two lines; the title is cut to one.
  */
-import { REVIEW_SOURCES, type PrismaCounts, type ReviewSource } from "./types.js";
+import { REVIEW_SOURCES, type PrismaCounts, type ReviewSource } from "../store/review-types.js";
 
 export type { PrismaCounts };
 

@@ -5,14 +5,14 @@
  * resource://pubmed/export/{export_id} (docs/reviews.md, "Export").
  */
 import { ValidationError } from "../errors.js";
-import { readEFetchArticles } from "../eutils/parse/efetch.js";
-import { parseESearch } from "../eutils/parse/esearch.js";
-import type { Article } from "../eutils/types.js";
+import { readEFetchArticles } from "../ncbi/parse/efetch.js";
+import { parseESearch } from "../ncbi/parse/esearch.js";
+import type { Article } from "../ncbi/types.js";
 import { saveExport } from "../store/exports.js";
 import { ADD_BATCH, HISTORY_REACH, type AddContext } from "./add.js";
 import { exportWriter } from "./export.js";
 import { articleCandidate } from "./records.js";
-import type { ExportFormat, ReviewRecord } from "./types.js";
+import type { ExportFormat, ReviewRecord } from "../store/review-types.js";
 
 export interface PubmedExportInput {
   term?: string;

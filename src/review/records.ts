@@ -1,12 +1,12 @@
 /**
  * Candidate records from parsed PubMed records (docs/reviews.md, "Adding records"; Europe PMC's
- * are read in ./gather.ts). Identifiers are normalised here once (src/review/dedup.ts
+ * are read in ./gather.ts). Identifiers are normalised here once (src/store/review-keys.ts
  * compares them), so every source meets the store in the same shape.
  */
-import type { Article, Author } from "../eutils/types.js";
-import { noticesFromArticle } from "../eutils/notices.js";
-import { normaliseDoi } from "./dedup.js";
-import type { Candidate, ReviewAuthor } from "./types.js";
+import type { Article, Author } from "../ncbi/types.js";
+import { noticesFromArticle } from "../ncbi/notices.js";
+import { normaliseDoi } from "../store/review-keys.js";
+import type { Candidate, ReviewAuthor } from "../store/review-types.js";
 
 const author = (a: Author): ReviewAuthor | null => {
   if (a.lastName) {

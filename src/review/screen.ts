@@ -23,7 +23,7 @@ import {
   type Progress,
   type ReviewRecord,
   type Stage,
-} from "./types.js";
+} from "../store/review-types.js";
 
 /** Characters of an abstract in review_screen's answer. */
 export const SCREEN_ABSTRACT_CHARS = 1_500;

@@ -1,9 +1,9 @@
 /**
- * The review operations as the corpus worker runs them (src/corpus/worker/ops.ts): each opens the
+ * The review operations as the corpus worker runs them (src/worker/ops.ts): each opens the
  * corpus store, checks the review exists and delegates to the repository (src/store/reviews.ts),
  * the adders (./add.ts), the screener (./screen.ts) and the writers (./export.ts, ./prisma.ts).
  */
-import type { EutilsClient } from "../eutils/client.js";
+import type { EutilsClient } from "../ncbi/client.js";
 import { getCorpus, getEutils } from "../state.js";
 import { readExport } from "../store/exports.js";
 import {
@@ -36,7 +36,7 @@ import type {
   ExportWhich,
   Progress,
   Stage,
-} from "./types.js";
+} from "../store/review-types.js";
 
 export interface ReviewOpContext {
   signal: AbortSignal;

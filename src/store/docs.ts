@@ -4,8 +4,8 @@
  * nothing. `indexed_version` records the version last fully indexed into the vector store.
  */
 import { sql, type Kysely, type Selectable } from "kysely";
-import type { Article } from "../eutils/types.js";
-import type { Notice } from "../eutils/notices.js";
+import type { Article } from "../ncbi/types.js";
+import type { Notice } from "../ncbi/notices.js";
 import { arrayParam, packBytes, utf8, type ArrayElement } from "./params.js";
 import { decodeRecord, encodeRecord } from "./record-codec.js";
 import type { Database, DocumentsTable } from "./schema.js";

@@ -4,9 +4,9 @@
  * the local store without asking NCBI.
  */
 import { sql, type Kysely } from "kysely";
-import type { Author } from "../eutils/types.js";
-import { normaliseDoi, normalisePmcid } from "../review/dedup.js";
-import type { CandidateRecord, ReviewAuthor } from "../review/types.js";
+import type { Author } from "../ncbi/types.js";
+import { normaliseDoi, normalisePmcid } from "./review-keys.js";
+import type { CandidateRecord, ReviewAuthor } from "./review-types.js";
 import { arrayParam } from "./params.js";
 import { decodeRecord } from "./record-codec.js";
 import type { Database } from "./schema.js";

@@ -7,7 +7,7 @@
  * Rows written before 2026_11_26_002_record_bytes hold the JSON's UTF-8 bytes as they are.
  */
 import { brotliCompressSync, brotliDecompressSync, constants } from "node:zlib";
-import type { Article } from "../eutils/types.js";
+import type { Article } from "../ncbi/types.js";
 
 /** The first byte of a compressed record; a plain one starts with "{" (0x7b). */
 const BROTLI = 0x01;

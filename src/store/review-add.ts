@@ -1,7 +1,7 @@
 /**
  * Adding candidates to a review, deduplicated (docs/reviews.md, "Adding records"). A candidate is
  * matched to a record of the review by its keys in priority order — PMID, DOI, PMCID, Europe PMC
- * preprint id, title key (src/review/dedup.ts), then the ids of its other versions — against the
+ * preprint id, title key (src/store/review-keys.ts), then the ids of its other versions — against the
  * records stored and those earlier in the same batch. A match fills the record's missing fields
  * and identifiers (its id stays), adds the source and keeps its decisions; otherwise the
  * candidate is a new record. Every hit is kept (review_hits): PRISMA's "identified" counts them,
@@ -14,8 +14,8 @@
  */
 import { sql, type Kysely } from "kysely";
 import { ValidationError } from "../errors.js";
-import { keyCandidate, recordId } from "../review/dedup.js";
-import type { ReviewSource } from "../review/types.js";
+import { keyCandidate, recordId } from "./review-keys.js";
+import type { ReviewSource } from "./review-types.js";
 import { arrayParam } from "./params.js";
 import {
   findMatch,

@@ -3,7 +3,7 @@
  * progress is counted from its pool: src/review/screen.ts).
  */
 import { sql, type Kysely } from "kysely";
-import type { PrismaCounts, ReviewSource } from "../review/types.js";
+import type { PrismaCounts, ReviewSource } from "./review-types.js";
 import { finallyIncluded, IN_FULL_TEXT } from "./review-records.js";
 import type { Database } from "./schema.js";
 import { storeCall } from "./store-errors.js";

@@ -9,7 +9,7 @@
  */
 import { sql, type Kysely } from "kysely";
 import { NotFoundError, ValidationError } from "../errors.js";
-import type { Decision, DecisionInput, Stage } from "../review/types.js";
+import type { Decision, DecisionInput, Stage } from "./review-types.js";
 import { arrayParam } from "./params.js";
 import { bumpRevision, lockReview, ROWS_PER_STATEMENT, unnestRows } from "./review-records.js";
 import type { Database } from "./schema.js";

@@ -3,9 +3,9 @@
  * made from a candidate, merged with the candidates that match it, and written back as columns.
  */
 import type { Selectable } from "kysely";
-import type { Notice } from "../eutils/notices.js";
-import { ID_KINDS, idKey, titleKey, type KeyedCandidate, type RecordIds } from "../review/dedup.js";
-import type { Candidate, ReviewAuthor, ReviewSource } from "../review/types.js";
+import type { Notice } from "../ncbi/notices.js";
+import { ID_KINDS, idKey, titleKey, type KeyedCandidate, type RecordIds } from "./review-keys.js";
+import type { Candidate, ReviewAuthor, ReviewSource } from "./review-types.js";
 import type { BulkColumn } from "./review-records.js";
 import type { ReviewRecordsTable } from "./schema.js";
 

@@ -5,7 +5,7 @@
  */
 import { sql, type Kysely, type RawBuilder, type Selectable } from "kysely";
 import { NotFoundError } from "../errors.js";
-import type { Decision, ExportWhich, ReviewRecord, Stage } from "../review/types.js";
+import type { Decision, ExportWhich, ReviewRecord, Stage } from "./review-types.js";
 import { arrayParam, type ArrayElement } from "./params.js";
 import type { Database, ReviewRecordsTable } from "./schema.js";
 import { storeCall } from "./store-errors.js";

@@ -8,8 +8,8 @@
 import { randomBytes } from "node:crypto";
 import { sql, type Kysely } from "kysely";
 import { ValidationError } from "../errors.js";
-import { normaliseText } from "../review/dedup.js";
-import type { ReviewSource } from "../review/types.js";
+import { normaliseText } from "./review-keys.js";
+import type { ReviewSource } from "./review-types.js";
 import { finallyIncluded } from "./review-records.js";
 import type { Database } from "./schema.js";
 import { sqlState, storeCall } from "./store-errors.js";

@@ -6,8 +6,8 @@
  * Postgres array literal, not as JSON.
  */
 import type { ColumnType, Generated, JSONColumnType } from "kysely";
-import type { Notice } from "../eutils/notices.js";
-import type { Decision, ReviewAuthor, ReviewSource, Stage } from "../review/types.js";
+import type { Notice } from "../ncbi/notices.js";
+import type { Decision, ReviewAuthor, ReviewSource, Stage } from "./review-types.js";
 
 /** timestamptz: read as Date (node-postgres parses it), written as ISO-8601 text or Date. */
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -44,7 +44,7 @@ export interface DocumentsTable {
   record: Uint8Array;
   content_hash: string;
   /**
-   * The record's integrity notices (src/eutils/notices.ts, from the record: derived again whenever
+   * The record's integrity notices (src/ncbi/notices.ts, from the record: derived again whenever
    * the record is written); null when it has none, as nearly every row.
    */
   notices: ColumnType<Notice[] | null, string | null, string | null>;
@@ -183,7 +183,7 @@ export interface ReviewRecordsTable {
 /** Every match key of a review's records: identifiers, title keys and their versions' ids. */
 export interface ReviewKeysTable {
   review_id: string;
-  /** "pmid:1", "doi:10.1/x", "pmcid:PMC1", "ppr:PPR1" or "title:<title key>" (src/review/dedup.ts). */
+  /** "pmid:1", "doi:10.1/x", "pmcid:PMC1", "ppr:PPR1" or "title:<title key>" (src/store/review-keys.ts). */
   key: string;
   record_id: string;
 }

@@ -5,7 +5,7 @@
  * DOIs, e.g. "10.1641/0006-3568(2005)055[0851:potapf]2.0.co;2").
  */
 import { z } from "zod";
-import { doiOf } from "../literature/idconv.js";
+import { doiOf } from "../ncbi/idconv.js";
 import { normalizePmcid } from "../literature/identity.js";
 import { MAX_ID_CHARS, MAX_NUMBER_ID_CHARS, maxChars } from "./params.js";
 

@@ -5,13 +5,13 @@
  * tool's real replies against them.
  */
 import { z } from "zod";
-import { noticeSchema } from "../eutils/notices.js";
+import { noticeSchema } from "../ncbi/notices.js";
 
 export const nullableText = z.string().nullable();
 export const count = z.int().min(0);
 
 /**
- * Integrity notices on a record (src/eutils/notices.ts). Tools leave the field out when none is
+ * Integrity notices on a record (src/ncbi/notices.ts). Tools leave the field out when none is
  * known (`noticesSchema.optional()`): absent means none known.
  */
 export const noticesSchema = z.array(noticeSchema);

@@ -17,7 +17,7 @@ import { MAX_QUERY_KEY_CHARS } from "../store/checkpoints.js";
 
 /**
  * A PubMed query (ESearch, ESpell, a sync's term). Systematic-review search strategies run to
- * several thousand characters; ESearch takes them by POST (src/eutils/client.ts), so NCBI's URL
+ * several thousand characters; ESearch takes them by POST (src/ncbi/client.ts), so NCBI's URL
  * limit does not bind, and no query needs more.
  */
 export const MAX_QUERY_CHARS = 10_000;

@@ -7,7 +7,7 @@
 import type { ContentResult, Context, FastMCPSessionAuth, Tool as FastMcpTool } from "fastmcp";
 import { z } from "zod";
 import { abortedCall, AppError, StoreError, toEnvelope } from "../errors.js";
-import { setDeadline } from "../eutils/limiter.js";
+import { setDeadline } from "../net/limiter.js";
 import { getConfig } from "../state.js";
 import type { Toolset } from "../toolsets.js";
 import { fitAnswer, moreSchema, type Pages } from "./answer.js";

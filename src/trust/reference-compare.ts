@@ -6,7 +6,7 @@
  * ("1286-93" = "1286-1293"); years by the issue's year or, for an article published online first,
  * its Entrez year just before.
  */
-import type { Article } from "../eutils/types.js";
+import type { Article } from "../ncbi/types.js";
 import type { ParsedReference } from "./reference-parse.js";
 import {
   fold,

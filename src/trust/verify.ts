@@ -16,13 +16,13 @@
  * rate allows.
  */
 import { ValidationError } from "../errors.js";
-import { formatECitMatchBdata, parseECitMatch } from "../eutils/parse/ecitmatch.js";
-import { EFETCH_ARTICLES } from "../eutils/live-thread.js";
-import { parseESearch } from "../eutils/parse/esearch.js";
-import type { Article } from "../eutils/types.js";
+import { formatECitMatchBdata, parseECitMatch } from "../ncbi/parse/ecitmatch.js";
+import { EFETCH_ARTICLES } from "../live/live-thread.js";
+import { parseESearch } from "../ncbi/parse/esearch.js";
+import type { Article } from "../ncbi/types.js";
 import { getEutils } from "../state.js";
-import { withCrossrefNotices } from "./crossref.js";
-import { linkNotices, mergeNotices, noticesFromArticle, type Notice } from "../eutils/notices.js";
+import { withCrossrefNotices } from "../crossref/crossref.js";
+import { linkNotices, mergeNotices, noticesFromArticle, type Notice } from "../ncbi/notices.js";
 import {
   agreements,
   bestTitleSimilarity,

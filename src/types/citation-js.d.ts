@@ -1,5 +1,5 @@
 /**
- * The slice of citation-js 0.8 that src/eutils/cite.ts uses; the packages ship no types.
+ * The slice of citation-js 0.8 that src/live/citations.ts uses; the packages ship no types.
  * The plugin packages register themselves with core on import and export nothing we call.
  */
 declare module "@citation-js/core" {

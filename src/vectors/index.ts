@@ -8,12 +8,12 @@ import type { Kysely } from "kysely";
 import type { Config } from "../config.js";
 import type { PreparedRead } from "../store/db.js";
 import { VectorStoreError } from "../errors.js";
-import type { LocalWrites } from "./table-mirror.js";
-import { PgVectorStore, type PgVectorOptions } from "./pgvector.js";
+import type { LocalWrites } from "./pgvector/table-mirror.js";
+import { PgVectorStore, type PgVectorOptions } from "./pgvector/adapter.js";
 import type { VectorStore } from "./vector-store.js";
 
 export type { ChunkPayload, ChunkPoint, Hit, SearchOptions, VectorStore } from "./vector-store.js";
-export { PgVectorStore } from "./pgvector.js";
+export { PgVectorStore } from "./pgvector/adapter.js";
 
 /** The part of the metadata store the pgvector adapter needs. */
 export interface VectorHost {
@@ -34,7 +34,7 @@ export async function createVectorStore(
     if (!config.qdrant.url) {
       throw new VectorStoreError("VECTOR_STORE=qdrant needs QDRANT_URL.");
     }
-    const { QdrantVectorStore } = await import("./qdrant.js");
+    const { QdrantVectorStore } = await import("./qdrant/adapter.js");
     return new QdrantVectorStore({
       url: config.qdrant.url,
       apiKey: config.qdrant.apiKey,

@@ -2,7 +2,7 @@
  * A chunk's payload as both stores keep it (pgvector columns, Qdrant payload fields): the
  * snake_case row shape and its mapping to and from the ChunkPayload the corpus sees.
  */
-import type { Notice } from "../eutils/notices.js";
+import type { Notice } from "../ncbi/notices.js";
 import type { ChunkPayload } from "./vector-store.js";
 
 export interface PayloadRow {

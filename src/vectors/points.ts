@@ -2,7 +2,7 @@
  * Input checks shared by both adapters, so a malformed point fails the same way (a clear
  * VectorStoreError naming the chunk) whichever store is configured, before anything is written.
  */
-import type { SparseVector } from "../corpus/bm25.js";
+import type { SparseVector } from "../retrieval/bm25.js";
 import { VectorStoreError } from "../errors.js";
 import type { ChunkPoint } from "./vector-store.js";
 

@@ -1,13 +1,13 @@
 /**
  * Where chunk vectors live: Qdrant for deployments, pgvector (or its real[] fallback) in the
  * metadata Postgres for the zero-set-up default. Both adapters store a dense vector and the BM25
- * sparse vector of src/corpus/bm25.ts per chunk and score them identically:
+ * sparse vector of src/retrieval/bm25.ts per chunk and score them identically:
  * dense = cosine similarity (higher is better), sparse = Σ idf(N, df)·weight over the query terms.
  */
 import type { Kysely } from "kysely";
-import type { SparseVector } from "../corpus/bm25.js";
-import type { PaperRank } from "../corpus/rank.js";
-import type { Notice } from "../eutils/notices.js";
+import type { SparseVector } from "../retrieval/bm25.js";
+import type { PaperRank } from "../retrieval/rank.js";
+import type { Notice } from "../ncbi/notices.js";
 
 export interface ChunkPayload {
   title: string;

@@ -5,7 +5,7 @@ import {
   detectJsonError,
   parseEutilsXml,
   throwOnErrors,
-} from "../../../src/eutils/parse/common.js";
+} from "../../../src/ncbi/parse/common.js";
 import { describeShared, eutilsFixture } from "../../helpers/shared.js";
 
 // Bodies quoted in ../shared/fixtures/eutils/ERRORS.md (known only as text, so written out here).

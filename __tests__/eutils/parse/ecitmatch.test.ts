@@ -4,7 +4,7 @@
  */
 import { expect, test } from "@jest/globals";
 import { EntrezError, RateLimitError, UpstreamError } from "../../../src/errors.js";
-import { formatECitMatchBdata, parseECitMatch } from "../../../src/eutils/parse/ecitmatch.js";
+import { formatECitMatchBdata, parseECitMatch } from "../../../src/ncbi/parse/ecitmatch.js";
 
 const REPLY = [
   "proc natl acad sci u s a|1991|88|3248|mann bj|Art1|2014248",

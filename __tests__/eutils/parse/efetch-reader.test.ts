@@ -1,5 +1,5 @@
 /**
- * The bulk path's reader (parseEFetchFast, src/eutils/parse/xml-reader.ts) against xml2js
+ * The bulk path's reader (parseEFetchFast, src/ncbi/parse/xml-reader.ts) against xml2js
  * (parseEFetch): the same articles from every recorded PubmedArticleSet in ../shared and from
  * synthetic records, and the same verdict on bodies that are not well-formed.
  * efetch.test.ts runs its whole suite on both as well.
@@ -14,9 +14,9 @@ import {
   parseEFetch,
   parseEFetchFast,
   readEFetchArticles,
-} from "../../../src/eutils/parse/efetch.js";
-import type { Article } from "../../../src/eutils/types.js";
-import { readOrderedXml } from "../../../src/eutils/parse/xml-reader.js";
+} from "../../../src/ncbi/parse/efetch.js";
+import type { Article } from "../../../src/ncbi/types.js";
+import { readOrderedXml } from "../../../src/ncbi/parse/xml-reader.js";
 import { EUTILS_FIXTURES, HAS_SHARED, describeShared } from "../../helpers/shared.js";
 
 function files(dir: string): string[] {

@@ -3,8 +3,8 @@ import { EntrezError, RateLimitError, UpstreamError } from "../../../src/errors.
 import {
   parseEFetch as parseWithXml2js,
   parseEFetchFast,
-} from "../../../src/eutils/parse/efetch.js";
-import { emptyArticle, type Article } from "../../../src/eutils/types.js";
+} from "../../../src/ncbi/parse/efetch.js";
+import { emptyArticle, type Article } from "../../../src/ncbi/types.js";
 import { describeShared, eutilsFixture, HAS_SHARED } from "../../helpers/shared.js";
 
 /** Every test below runs on both readers of an EFetch body: xml2js, and the bulk path's reader. */

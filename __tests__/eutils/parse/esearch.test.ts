@@ -2,8 +2,8 @@ import { expect, test } from "@jest/globals";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { EntrezError, RateLimitError, UpstreamError } from "../../../src/errors.js";
-import { parseESearch } from "../../../src/eutils/parse/esearch.js";
-import type { ESearchResult } from "../../../src/eutils/types.js";
+import { parseESearch } from "../../../src/ncbi/parse/esearch.js";
+import type { ESearchResult } from "../../../src/ncbi/types.js";
 import { describeShared, EUTILS_FIXTURES, eutilsFixture } from "../../helpers/shared.js";
 
 function fixturesNamed(pattern: RegExp): string[] {

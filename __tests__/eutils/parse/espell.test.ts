@@ -2,7 +2,7 @@ import { expect, test } from "@jest/globals";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { EntrezError, UpstreamError } from "../../../src/errors.js";
-import { parseESpell } from "../../../src/eutils/parse/espell.js";
+import { parseESpell } from "../../../src/ncbi/parse/espell.js";
 import { describeShared, EUTILS_FIXTURES, eutilsFixture } from "../../helpers/shared.js";
 
 function fixturesNamed(pattern: RegExp): string[] {

@@ -2,7 +2,7 @@ import { expect, test } from "@jest/globals";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { EntrezError, UpstreamError } from "../../../src/errors.js";
-import { parseESummary } from "../../../src/eutils/parse/esummary.js";
+import { parseESummary } from "../../../src/ncbi/parse/esummary.js";
 import { describeShared, EUTILS_FIXTURES, eutilsFixture } from "../../helpers/shared.js";
 
 function fixturesNamed(pattern: RegExp): string[] {

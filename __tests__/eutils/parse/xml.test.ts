@@ -8,8 +8,8 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { articleSetXml } from "../../../src/devtools/synth-xml.js";
 import { createSynthCorpus } from "../../../src/devtools/synth.js";
-import { parseEFetch, parseEFetchFast } from "../../../src/eutils/parse/efetch.js";
-import { normalizeSpace } from "../../../src/eutils/parse/xml.js";
+import { parseEFetch, parseEFetchFast } from "../../../src/ncbi/parse/efetch.js";
+import { normalizeSpace } from "../../../src/ncbi/parse/xml.js";
 
 describe("normalizeSpace", () => {
   test.each([

@@ -1,14 +1,14 @@
 /**
  * A document's integrity notices (retraction, correction, expression of concern, withdrawal;
  * docs/trust.md) in a column of their own, null for none: rag_get reads them there, and the
- * vector stores copy them into each chunk's payload (src/vectors/pgvector-schema.ts), so neither
+ * vector stores copy them into each chunk's payload (src/vectors/pgvector/schema.ts), so neither
  * decodes a record to find them. The rows already stored get theirs from their stored record
  * here, as the writer derives them (noticesFromArticle); from then on every write of a record
  * writes its notices with it. Reading every record once took 2.6 s for 35,701 records on PGlite
  * (a 2-core machine under load): a one-off pause of the first open after the upgrade.
  */
 import { sql, type Kysely } from "kysely";
-import { noticesFromArticle } from "../../eutils/notices.js";
+import { noticesFromArticle } from "../../ncbi/notices.js";
 import { decodeRecord } from "../record-codec.js";
 
 // Migrations are frozen history: they take Kysely<any>, never the evolving Database interface.

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { readCheckpoint } from "../../corpus/api.js";
+import { readCheckpoint } from "../../worker/corpus-api.js";
 import { count } from "../outputs.js";
 import { queryKeySchema } from "../params.js";
 import { defineTool } from "../tool.js";

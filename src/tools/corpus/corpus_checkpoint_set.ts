@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { writeCheckpoint } from "../../corpus/api.js";
+import { writeCheckpoint } from "../../worker/corpus-api.js";
 import { maxChars, queryKeySchema } from "../params.js";
 import { defineTool } from "../tool.js";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { runSync } from "../../corpus/api.js";
+import { runSync } from "../../worker/corpus-api.js";
 import { count } from "../outputs.js";
 import { MAX_QUERY_CHARS, numeric, queryKeySchema, requiredText } from "../params.js";
 import { defineTool } from "../tool.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { getPaper } from "../../corpus/api.js";
+import { getPaper } from "../../worker/corpus-api.js";
 import { noticesSchema, nullableText } from "../outputs.js";
 import { defineTool } from "../tool.js";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SEARCH_NOTES, searchCorpus } from "../../corpus/api.js";
+import { SEARCH_NOTES, searchCorpus } from "../../worker/corpus-api.js";
 import type { RagResult } from "../../corpus/search.js";
 import { noticesSchema } from "../outputs.js";
 import { flag, numeric, requiredText } from "../params.js";

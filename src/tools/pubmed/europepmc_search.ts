@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { europePmcSearchSchema } from "../../literature/europepmc.js";
+import { europePmcSearchSchema } from "../../europepmc/europepmc.js";
 import { EUROPE_PMC_SOURCES, europePmcSearch } from "../../literature/services.js";
 import { READ_ONLY_LIVE, maxChars, numeric, requiredText } from "../params.js";
 import { answerCeiling, defineTool } from "../tool.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ENTITY_TYPES, annotatedArticleSchema } from "../../literature/pubtator.js";
+import { ENTITY_TYPES, annotatedArticleSchema } from "../../pubtator/pubtator.js";
 import { PUBTATOR_MAX_PMIDS, pubtatorExport } from "../../literature/services.js";
 import { READ_ONLY_LIVE, flag, numeric, pmidListSchema } from "../params.js";
 import { arrayPages, sameArguments } from "../answer.js";

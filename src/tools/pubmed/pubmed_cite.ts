@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CITATION_STYLES } from "../../eutils/cite.js";
+import { CITATION_STYLES } from "../../live/citations.js";
 import { resolvePmids } from "../../literature/resolve-pmids.js";
 import { citePubmed } from "../../pubmed/cite.js";
 import { doiListSchema, pmcidListSchema } from "../id-params.js";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { ValidationError } from "../../errors.js";
-import { exportPubmed } from "../../review/api.js";
+import { exportPubmed } from "../../worker/review-api.js";
 import { exportLinkBlock, INLINE_EXPORT_BYTES } from "../../review/links.js";
-import { EXPORT_FORMATS } from "../../review/types.js";
+import { EXPORT_FORMATS } from "../../store/review-types.js";
 import { count } from "../outputs.js";
 import { MAX_QUERY_CHARS, numeric, pmidListSchema, requiredText } from "../params.js";
 import { defineTool } from "../tool.js";

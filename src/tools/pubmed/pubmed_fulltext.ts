@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_MAX_CHARACTERS } from "../../literature/budget.js";
+import { DEFAULT_MAX_CHARACTERS } from "../../literature/fulltext-budget.js";
 import { FULLTEXT_MAX_IDS, readFullText } from "../../literature/fulltext-chain.js";
 import { fulltextOutputSchema } from "../../literature/fulltext-output.js";
 import type { RequestedId } from "../../literature/identity.js";

@@ -1,6 +1,6 @@
 /** Parameters the review tools share (docs/reviews.md). */
 import { z } from "zod";
-import { DECISIONS, STAGES } from "../../review/types.js";
+import { DECISIONS, STAGES } from "../../store/review-types.js";
 import { maxChars, textOrNumber } from "../params.js";
 
 export const reviewIdSchema = z

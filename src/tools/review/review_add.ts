@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { ValidationError } from "../../errors.js";
-import { addToReview, includedPmids } from "../../review/api.js";
+import { addToReview, includedPmids } from "../../worker/review-api.js";
 import { citationPmids, europePmcCandidates, pmidsOfIds } from "../../review/gather.js";
 import type { AddRequest } from "../../review/service.js";
-import { REVIEW_SOURCES } from "../../review/types.js";
+import { REVIEW_SOURCES } from "../../store/review-types.js";
 import { count } from "../outputs.js";
 import {
   MAX_ID_CHARS,

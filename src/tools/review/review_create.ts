@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { createReview } from "../../review/api.js";
+import { createReview } from "../../worker/review-api.js";
 import { requiredText } from "../params.js";
 import { defineTool } from "../tool.js";
 

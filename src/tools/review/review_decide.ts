@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { decideReview } from "../../review/api.js";
-import { STAGES } from "../../review/types.js";
+import { decideReview } from "../../worker/review-api.js";
+import { STAGES } from "../../store/review-types.js";
 import { count } from "../outputs.js";
 import { maxChars } from "../params.js";
 import { defineTool } from "../tool.js";

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { exportReview } from "../../review/api.js";
+import { exportReview } from "../../worker/review-api.js";
 import { exportLinkBlock, exportUri, INLINE_EXPORT_BYTES } from "../../review/links.js";
-import { EXPORT_FORMATS, EXPORT_WHICH } from "../../review/types.js";
+import { EXPORT_FORMATS, EXPORT_WHICH } from "../../store/review-types.js";
 import { count } from "../outputs.js";
 import { defineTool } from "../tool.js";
 import { reviewIdSchema } from "./params.js";

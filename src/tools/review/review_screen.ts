@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { markFullText, screenReview } from "../../review/api.js";
+import { markFullText, screenReview } from "../../worker/review-api.js";
 import { fullTextAvailability } from "../../review/fulltext-check.js";
 import { numeric } from "../params.js";
 import { defineTool } from "../tool.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { reviewStatus as statusOf } from "../../review/api.js";
-import { REVIEW_SOURCES } from "../../review/types.js";
+import { reviewStatus as statusOf } from "../../worker/review-api.js";
+import { REVIEW_SOURCES } from "../../store/review-types.js";
 import { count, noticesSchema } from "../outputs.js";
 import { defineTool } from "../tool.js";
 import { progressSchema } from "./outputs.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { noticeSchema } from "../../eutils/notices.js";
+import { noticeSchema } from "../../ncbi/notices.js";
 import { FIELDS } from "../../trust/reference-compare.js";
 import { MAX_REFERENCES, verifyReferences } from "../../trust/verify.js";
 import { READ_ONLY_LIVE } from "../params.js";
