@@ -16,6 +16,7 @@ const LAYERS = [
     "config",
     "threads",
     "types",
+    "paging",
   ],
   // Talking to the outside: the polite HTTP client, limiter, shared NCBI budget, cache, channels.
   ["net"],
@@ -23,6 +24,8 @@ const LAYERS = [
   ["retrieval"],
   // One façade per upstream service.
   ["ncbi"],
+  // JATS full text (PMC's and Europe PMC's), read here or in the live thread.
+  ["jats"],
   ["europepmc"],
   ["unpaywall"],
   ["pubtator"],

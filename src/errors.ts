@@ -69,6 +69,50 @@ export class CancelledError extends AppError {
   readonly code = "UPSTREAM";
 }
 
+/** The constructor every AppError class of this module shares. */
+export type AppErrorClass = new (
+  message: string,
+  details?: Record<string, unknown> | null,
+  options?: { cause?: unknown },
+) => AppError;
+
+/** The AppError classes by name and by envelope code (see ERROR_CLASSES). */
+export interface ErrorClasses {
+  readonly byName: ReadonlyMap<string, AppErrorClass>;
+  readonly byCode: ReadonlyMap<ErrorCode, AppErrorClass>;
+}
+
+/**
+ * Every AppError class above, so that an error crossing between threads (../net/channel.ts) is
+ * rebuilt with its own class: by its name, else by its code (a subclass declared elsewhere). A
+ * code names the first class listed with it: StoreError before StartingError, UpstreamError
+ * before CancelledError. Each class's code is read from an instance of it.
+ */
+export const ERROR_CLASSES: ErrorClasses = classTable([
+  ValidationError,
+  NotFoundError,
+  RateLimitError,
+  UpstreamError,
+  EntrezError,
+  InvariantError,
+  StoreError,
+  StartingError,
+  EmbeddingsError,
+  VectorStoreError,
+  CancelledError,
+]);
+
+function classTable(classes: readonly AppErrorClass[]): ErrorClasses {
+  const byName = new Map<string, AppErrorClass>();
+  const byCode = new Map<ErrorCode, AppErrorClass>();
+  for (const Class of classes) {
+    byName.set(Class.name, Class);
+    const { code } = new Class("");
+    if (!byCode.has(code)) byCode.set(code, Class);
+  }
+  return { byName, byCode };
+}
+
 /**
  * What a tool call whose signal fired ends with, when the work stopped with whatever the abort
  * threw (a DOMException, or the client's cancel reason, which may be a bare string): the UPSTREAM

@@ -1,8 +1,9 @@
 /**
  * The command line, run by the entry point (src/main.ts) once start-up is prepared:
  * `pubmed-mcp [serve [--http]]`, and the corpus commands `sync`, `search`, `reindex`.
- * Loads the configuration (exit 1 listing every problem), initialises state once, then serves
- * over stdio (default) or HTTP, or runs the command.
+ * Loads the configuration (exit 1 listing every problem), initialises the state and the corpus
+ * host once (src/worker/process.ts), then serves over stdio (default) or HTTP, or runs the
+ * command.
  *
  * Each path imports only what it uses: a stdio session never loads the HTTP server (hono, jose)
  * and no server loads the corpus CLI (which reaches the store, Cohere and Qdrant clients), so an
@@ -11,7 +12,7 @@
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { toEnvelope } from "./errors.js";
 import { log } from "./log.js";
-import { closeState, getCorpusHost, initState } from "./state.js";
+import { closeProcess, getCorpusHost, initProcess } from "./worker/process.js";
 import { VERSION } from "./version.js";
 
 /** Each command's own help (`pubmed-mcp <command> --help`), the usage's lines for it. */
@@ -54,14 +55,14 @@ async function serveStdio(stop: () => Promise<void>): Promise<() => Promise<void
 }
 
 async function serve(config: Config): Promise<void> {
-  await initState(config);
+  await initProcess(config);
   let closeTransport = async () => {};
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
     await closeTransport().catch(() => undefined);
-    await closeState();
+    await closeProcess();
     process.exit(0);
   };
   if (config.transport === "stdio") {
@@ -91,7 +92,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 /** A corpus command: same services as the tools; errors print the envelope's message, exit 1. */
 async function runCommand(config: Config, load: () => Promise<Command>, argv: string[]) {
   const command = await load();
-  await initState(config);
+  await initProcess(config);
   let code = 0;
   try {
     await command(argv);
@@ -100,7 +101,7 @@ async function runCommand(config: Config, load: () => Promise<Command>, argv: st
     process.stderr.write(`pubmed-mcp: ${error.code}: ${error.message}\n`);
     code = 1;
   }
-  await closeState();
+  await closeProcess();
   process.exit(code);
 }
 

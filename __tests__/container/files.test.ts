@@ -56,17 +56,51 @@ describe("docker-compose.yml", () => {
     expect(server).toMatch(/QDRANT_URL: http:\/\/qdrant:6333/);
     expect(server).toMatch(/postgres:\n\s+condition: service_healthy/);
     expect(server).toMatch(/qdrant:\n\s+condition: service_healthy/);
-    expect(server).toMatch(/MCP_AUTH_TOKEN: \$\{MCP_AUTH_TOKEN:\?/);
   });
 
-  it("gives every service a volume and a health check", () => {
+  it("passes every authentication setting through and leaves the choice among them to the server", () => {
+    const server = service(compose, "pubmed-mcp");
+    // Any one of them satisfies the server's start-up rule on 0.0.0.0 (src/config-http.ts), so
+    // compose demands none: `${VAR:?…}` on the static token would refuse a JWT-only deployment.
+    for (const name of [
+      "MCP_AUTH_TOKEN",
+      "MCP_AUTH_JWT_SECRET",
+      "MCP_AUTH_JWKS_URL",
+      "MCP_AUTH_JWT_AUDIENCE",
+      "MCP_AUTH_JWT_ISSUER",
+      "MCP_AUTH_AUTHORIZATION_SERVERS",
+      "MCP_ALLOWED_HOSTS",
+      "MCP_PUBLIC_URL",
+    ]) {
+      expect([name, server.includes(`\n      ${name}: \${${name}:-}\n`)]).toEqual([name, true]);
+    }
+    expect(server).not.toMatch(/:\?/);
+  });
+
+  it("passes the optional upstream settings through", () => {
+    const server = service(compose, "pubmed-mcp");
+    for (const name of [
+      "NCBI_API_KEY",
+      "NCBI_EMAIL",
+      "NCBI_MAX_RPS",
+      "COHERE_API_KEY",
+      "UNPAYWALL_EMAIL",
+      "CROSSREF_MAILTO",
+      "QDRANT_API_KEY",
+    ]) {
+      expect([name, server.includes(`\n      ${name}: \${${name}:-}\n`)]).toEqual([name, true]);
+    }
+  });
+
+  it("gives the stores a volume and every service a health check; the replicas keep no volume", () => {
     for (const name of ["pubmed-mcp", "postgres", "qdrant"]) {
       const block = service(compose, name);
       expect([
         name,
         /\n {4}healthcheck:/.test(block),
         /\n {4}volumes:\n {6}- \S+:\//.test(block),
-      ]).toEqual([name, true, true]);
+      ]).toEqual([name, true, name !== "pubmed-mcp"]);
     }
+    expect(compose).not.toMatch(/pubmed-data/);
   });
 });

@@ -226,7 +226,7 @@ if (!reachable)
         "SECURITY.md",
         "dist/main.js",
         "dist/server.js",
-        "dist/eutils/csl/modern-language-association.csl",
+        "dist/live/csl/modern-language-association.csl",
       ]),
     );
     const strays = own.filter(
@@ -271,8 +271,8 @@ if (!reachable)
       index.apply([row("a", [1, 0, 0]), row("b", [0, 1, 0])], []);
       console.log(JSON.stringify(index.search(Float32Array.from([0.1, 1, 0]), 1, true)));`;
     for (const module of [
-      join(app, "node_modules", "pubmed-mcp", "dist", "vectors", "dense-index.js"),
-      join(image, "dist", "vectors", "dense-index.js"),
+      join(app, "node_modules", "pubmed-mcp", "dist", "vectors", "memory", "dense-index.js"),
+      join(image, "dist", "vectors", "memory", "dense-index.js"),
     ]) {
       const { stdout } = await run(process.execPath, ["--input-type=module", "-e", probe(module)]);
       expect(JSON.parse(stdout)).toEqual([

@@ -17,7 +17,7 @@ import { porterStem } from "../../src/retrieval/stem.js";
 import { chunkArticle } from "../../src/corpus/chunk.js";
 import { articleSetXml } from "../../src/devtools/synth-xml.js";
 import { createSynthCorpus } from "../../src/devtools/synth.js";
-import { parseEFetchFast } from "../../src/ncbi/parse/efetch.js";
+import { parseEFetch } from "../../src/ncbi/parse/efetch.js";
 import { EUTILS_FIXTURES, describeShared } from "../helpers/shared.js";
 
 describe("porterStem", () => {
@@ -226,7 +226,7 @@ describe("docTerms", () => {
       terms: [{ term: "doc terms", count: 300, edatFrom: "2020-01-01", edatTo: "2020-12-31" }],
     });
     const records = corpus.records(corpus.pmidsFor("doc terms"));
-    const texts = parseEFetchFast(articleSetXml(records)).flatMap((a) =>
+    const texts = parseEFetch(articleSetXml(records)).flatMap((a) =>
       chunkArticle(a).map((c) => c.text),
     );
     expect(texts.length).toBeGreaterThanOrEqual(300);
@@ -256,7 +256,7 @@ describeShared("docTerms on recorded PubMed abstracts", () => {
       .filter((body) => body.includes("<PubmedArticleSet"))
       .flatMap((body) => {
         try {
-          return parseEFetchFast(body);
+          return parseEFetch(body);
         } catch {
           return []; // recorded faults: not text to index
         }

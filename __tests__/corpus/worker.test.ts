@@ -19,7 +19,7 @@ import { createSynthCorpus, type SynthCorpus } from "../../src/devtools/synth.js
 import { synthHandler } from "../../src/devtools/synth-ncbi.js";
 import { AppError, toEnvelope } from "../../src/errors.js";
 import { log } from "../../src/log.js";
-import { getCorpusHost } from "../../src/state.js";
+import { getCorpusHost } from "../../src/worker/process.js";
 import { listJobs } from "../../src/store/jobs.js";
 import { corpusDb } from "../helpers/corpus-db.js";
 import type { ErrOut, SyncOut } from "../helpers/corpus.js";

@@ -18,7 +18,7 @@ import { startSynthServer, type SynthServer } from "../../src/devtools/synth-ser
 import type { SynthRecord } from "../../src/devtools/synth.js";
 import { startHttpServer, type RunningHttpServer } from "../../src/http/server.js";
 import type { FulltextOutput } from "../../src/literature/fulltext-output.js";
-import { closeState, setStateForTests } from "../../src/state.js";
+import { closeProcess, setStateForTests } from "../../src/worker/process.js";
 import { connectStreamable } from "../http/harness.js";
 import { callTool, startStdioClient } from "../helpers/mcp.js";
 
@@ -57,7 +57,7 @@ afterAll(async () => {
   await clients.stdio?.close();
   await clients.http?.close();
   await http?.close();
-  await closeState();
+  await closeProcess();
   await synth?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });

@@ -10,7 +10,8 @@ import {
   type StandInRecord,
 } from "../../src/devtools/review-ncbi.js";
 import { EutilsClient } from "../../src/ncbi/client.js";
-import { parseEFetch, parseEFetchFast } from "../../src/ncbi/parse/efetch.js";
+import { parseEFetch } from "../../src/ncbi/parse/efetch.js";
+import { parseEFetchXml2js } from "../../src/ncbi/parse/efetch-xml2js.js";
 import { parseESearch } from "../../src/ncbi/parse/esearch.js";
 import type { Article } from "../../src/ncbi/types.js";
 
@@ -98,7 +99,7 @@ describe("startRecordNcbi", () => {
         retstart: String(retstart),
         retmax: "10",
       });
-      expect(parseEFetchFast(xml)).toEqual(parseEFetch(xml));
+      expect(parseEFetch(xml)).toEqual(parseEFetchXml2js(xml));
       articles.push(...parseEFetch(xml));
     }
     expect(articles.map((a) => a.pmid)).toEqual(RECORDS.map((r) => r.pmid).reverse());

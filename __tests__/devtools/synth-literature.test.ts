@@ -9,17 +9,17 @@ import { demoCorpus } from "../../src/devtools/synth-ncbi.js";
 import { pmcWithholds } from "../../src/devtools/synth-jats.js";
 import { startSynthServer, type SynthServer } from "../../src/devtools/synth-server.js";
 import type { SynthCorpus, SynthRecord } from "../../src/devtools/synth.js";
+import { meshLookup } from "../../src/literature/mesh.js";
 import {
   convertIds,
   europePmcFullTextXml,
   europePmcLinks,
-  europePmcSearch,
   fetchPmcJats,
-  meshLookup,
   pubtatorExport,
   unpaywallLookup,
-} from "../../src/literature/services.js";
-import { closeState, setStateForTests } from "../../src/state.js";
+} from "../../src/literature/reading.js";
+import { europePmcSearch } from "../../src/pubmed/europepmc-search.js";
+import { closeProcess, setStateForTests } from "../../src/worker/process.js";
 
 let server: SynthServer;
 let corpus: SynthCorpus;
@@ -42,7 +42,7 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  await closeState();
+  await closeProcess();
   await server.close();
 });
 

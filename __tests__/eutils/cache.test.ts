@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
 import type { Config } from "../../src/config.js";
-import { ResponseCache, cacheKey, cacheTtlMs } from "../../src/net/cache.js";
+import { ResponseCache, cacheKey } from "../../src/net/cache.js";
+import { cacheTtlMs } from "../../src/ncbi/ttl.js";
 import { EutilsClient } from "../../src/ncbi/client.js";
 import { startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
 import { ncbiConfig } from "../helpers/ncbi-config.js";

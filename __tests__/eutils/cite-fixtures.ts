@@ -3,12 +3,7 @@
  * entries, covering 1, 2, 3, 8 and collective authors, special characters, a MedlineDate, no DOI
  * and a book chapter.
  */
-import {
-  emptyArticle,
-  type Article,
-  type Author,
-  type JournalInfo,
-} from "../../src/ncbi/types.js";
+import { emptyArticle, type Article, type Author, type JournalInfo } from "../../src/ncbi/types.js";
 
 export function person(lastName: string, firstName: string, initials: string): Author {
   return { lastName, firstName, initials, collectiveName: null, orcid: null, affiliations: [] };

@@ -10,7 +10,7 @@ import { createSynthCorpus } from "../../src/devtools/synth.js";
 import { jatsArticle } from "../../src/devtools/synth-jats.js";
 import { InvariantError, UpstreamError } from "../../src/errors.js";
 import { JATS_IN_THREAD_CHARS, LiveThread } from "../../src/live/live-thread.js";
-import { parseJats } from "../../src/literature/jats.js";
+import { parseJats } from "../../src/jats/parse.js";
 import { renderTrendSvg, type YearCount } from "../../src/live/chart.js";
 
 const corpus = createSynthCorpus({

@@ -15,7 +15,7 @@ import {
   MAX_WAITING_CITATIONS,
   PARSE_IN_THREAD_CHARS,
 } from "../../src/live/live-thread.js";
-import { parseEFetchFast } from "../../src/ncbi/parse/efetch.js";
+import { parseEFetch } from "../../src/ncbi/parse/efetch.js";
 import { RateLimitError, UpstreamError } from "../../src/errors.js";
 import { REPO_DIR } from "../helpers/paths.js";
 import { CHAPTER, EIGHT, GROUP, ONE, THREE, TWO_SPECIAL } from "./cite-fixtures.js";
@@ -102,22 +102,22 @@ describe("the live thread", () => {
     expect(thread.threadId).not.toBe(dead);
   });
 
-  it("parses a long EFetch reply there as parseEFetchFast does here; a short one here", async () => {
+  it("parses a long EFetch reply there as parseEFetch does here; a short one here", async () => {
     expect(LONG_REPLY.length).toBeGreaterThan(PARSE_IN_THREAD_CHARS);
-    expect(await thread.parseEFetch(LONG_REPLY)).toEqual(parseEFetchFast(LONG_REPLY));
+    expect(await thread.parseEFetch(LONG_REPLY)).toEqual(parseEFetch(LONG_REPLY));
     expect(thread.threadId).toBeGreaterThan(0);
 
     const other = new LiveThread();
     const short = articleSetXml(corpus.records(corpus.pmidsFor("live").slice(0, 2)));
-    expect(await other.parseEFetch(short)).toEqual(parseEFetchFast(short));
+    expect(await other.parseEFetch(short)).toEqual(parseEFetch(short));
     expect(other.threadId).toBeUndefined(); // no thread was started for it
   });
 
-  it("fails a malformed long reply with the error parseEFetchFast throws, its class kept", async () => {
+  it("fails a malformed long reply with the error parseEFetch throws, its class kept", async () => {
     const truncated = LONG_REPLY.slice(0, LONG_REPLY.length - 5000);
     const here = (() => {
       try {
-        parseEFetchFast(truncated);
+        parseEFetch(truncated);
       } catch (err) {
         return err;
       }
@@ -131,7 +131,7 @@ describe("the live thread", () => {
   it("parses here a reply the thread had when it died", async () => {
     const parsed = thread.parseEFetch(LONG_REPLY);
     await thread.crashForTests();
-    expect(await parsed).toEqual(parseEFetchFast(LONG_REPLY));
+    expect(await parsed).toEqual(parseEFetch(LONG_REPLY));
   });
 });
 

@@ -13,7 +13,7 @@ import {
   type Driver,
   type QueryResult,
 } from "kysely";
-import { getCorpusHost } from "../../src/state.js";
+import { getCorpusHost } from "../../src/worker/process.js";
 import type { Database } from "../../src/store/schema.js";
 
 const connection: DatabaseConnection = {

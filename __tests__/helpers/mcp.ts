@@ -14,7 +14,7 @@ import { EutilsClient, type ClientDeps } from "../../src/ncbi/client.js";
 import { createSession } from "../../src/server.js";
 import { ServiceClients } from "../../src/net/clients.js";
 import type { ClientDeps as ServiceDeps } from "../../src/net/polite-client.js";
-import { closeState, setStateForTests } from "../../src/state.js";
+import { closeProcess, setStateForTests } from "../../src/worker/process.js";
 import { startFakeEutils, type FakeEutils, type Route } from "./fake-eutils.js";
 import { REPO_DIR } from "./paths.js";
 
@@ -69,7 +69,7 @@ export async function startHarness(
     close: async () => {
       await client.close();
       await session.close();
-      await closeState();
+      await closeProcess();
       if (!opts.fake) await fake.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -15,7 +15,7 @@ import {
   type HttpServerOptions,
   type RunningHttpServer,
 } from "../../src/http/server.js";
-import { closeState, setStateForTests } from "../../src/state.js";
+import { closeProcess, setStateForTests } from "../../src/worker/process.js";
 import { startFakeEutils, type FakeEutils, type Route } from "../helpers/fake-eutils.js";
 import { testEnv } from "../helpers/mcp.js";
 
@@ -46,7 +46,7 @@ export async function startHttpHarness(
     env,
     close: async () => {
       await http.close();
-      await closeState();
+      await closeProcess();
       await fake.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { loadConfig } from "../../src/config.js";
 import { activeTools, createSession } from "../../src/server.js";
-import { closeState, setStateForTests } from "../../src/state.js";
+import { closeProcess, setStateForTests } from "../../src/worker/process.js";
 import { TOOLS } from "../../src/tools/index.js";
 import { defineTool, type ToolDef } from "../../src/tools/tool.js";
 import { connectStreamable, startHttpHarness } from "./harness.js";
@@ -52,7 +52,7 @@ async function inMemory(readOnly: boolean, tools: readonly ToolDef[]) {
   const close = async () => {
     await client.close();
     await session.close();
-    await closeState();
+    await closeProcess();
     rmSync(dataDir, { recursive: true, force: true });
   };
   return { client, close };

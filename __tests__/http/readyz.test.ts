@@ -2,12 +2,12 @@
  * GET /readyz follows the registered readiness probes: 503 naming the failing check while a
  * dependency is stopped, 200 again once it is back; /health stays 200 throughout (liveness must
  * not depend on anything). The probe here is a switch the test flips; the real store probes are
- * registered by initState and exercised by the corpus tests.
+ * registered by initProcess (src/worker/process.ts) and exercised by the corpus tests.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { StartingError, StoreError } from "../../src/errors.js";
 import { checkReadiness } from "../../src/http/readiness.js";
-import { getReadiness } from "../../src/state.js";
+import { getReadiness } from "../../src/worker/process.js";
 import { startHttpHarness, type HttpHarness } from "./harness.js";
 
 interface ReadyBody {
@@ -69,7 +69,7 @@ describe("GET /readyz", () => {
     expect(back.body.status).toBe("ready");
   });
 
-  it("initState registers the metadata and vector store probes (no embedder by default)", () => {
+  it("initProcess registers the metadata and vector store probes (no embedder by default)", () => {
     // EMBEDDINGS_PROVIDER defaults to none without COHERE_API_KEY: nothing to probe.
     expect(Object.keys(real).sort()).toEqual(["metadata_store", "vector_store"]);
   });

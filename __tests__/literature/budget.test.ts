@@ -10,12 +10,12 @@ import {
   applyBudget,
   cutText,
 } from "../../src/literature/fulltext-budget.js";
+import { parseJats } from "../../src/jats/parse.js";
+import type { JatsArticle } from "../../src/jats/types.js";
 import {
   fulltextArticleSchema,
   type FulltextArticle,
-  type JatsArticle,
 } from "../../src/literature/fulltext-types.js";
-import { parseJats } from "../../src/literature/jats.js";
 import { describeLiterature, literatureFixture } from "../helpers/shared.js";
 
 function article(path: string): JatsArticle {

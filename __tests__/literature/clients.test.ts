@@ -11,24 +11,19 @@ import { NotFoundError, RateLimitError, UpstreamError, ValidationError } from ".
 import { EutilsClient } from "../../src/ncbi/client.js";
 import { setDeadline } from "../../src/net/limiter.js";
 import { parseIdconvReply } from "../../src/ncbi/idconv.js";
+import { meshLookup } from "../../src/literature/mesh.js";
 import {
   convertIds,
   europePmcFullTextXml,
-  europePmcSearch,
   fetchPmcJats,
-  meshLookup,
   pubtatorExport,
   unpaywallLookup,
-  UNPAYWALL_SKIPPED,
-} from "../../src/literature/services.js";
+} from "../../src/literature/reading.js";
+import { europePmcSearch } from "../../src/pubmed/europepmc-search.js";
+import { UNPAYWALL_SKIPPED } from "../../src/unpaywall/unpaywall.js";
 import { ServiceClients } from "../../src/net/clients.js";
-import {
-  closeState,
-  getEutils,
-  getEuropePmc,
-  getPubtator,
-  setStateForTests,
-} from "../../src/state.js";
+import { getEutils, getEuropePmc, getPubtator } from "../../src/state.js";
+import { closeProcess, setStateForTests } from "../../src/worker/process.js";
 import { meshSummaryXml } from "../../src/devtools/synth-meshdb.js";
 import { esearchXml } from "../../src/devtools/synth-replies.js";
 import { onUtility, startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
@@ -67,7 +62,7 @@ beforeAll(async () => {
   lit = await startFakeLiterature({ routes: recordedLiteratureRoutes() });
 });
 afterAll(async () => {
-  await closeState();
+  await closeProcess();
   await ncbi.close();
   await lit.close();
 });

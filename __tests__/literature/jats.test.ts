@@ -9,9 +9,9 @@
 import { describe, expect, it } from "@jest/globals";
 import { rawBodyText, rawProseText } from "../../bench/fulltext-figures.js";
 import { UpstreamError } from "../../src/errors.js";
-import type { JatsArticle } from "../../src/literature/fulltext-types.js";
+import { parseJats } from "../../src/jats/parse.js";
+import type { JatsArticle } from "../../src/jats/types.js";
 import { carriesIdentifier, findArticle, normalizePmcid } from "../../src/literature/identity.js";
-import { parseJats } from "../../src/literature/jats.js";
 import { describeLiterature, literatureFixture } from "../helpers/shared.js";
 
 const EFETCH = "biomcp/testdata/sources/ncbi_efetch";

@@ -10,7 +10,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { EntrezError, UpstreamError } from "../../src/errors.js";
 import { parseESearch } from "../../src/ncbi/parse/esearch.js";
-import { meshRecordSchema, meshSearchTerm, parseMeshSummary } from "../../src/literature/mesh.js";
+import { meshRecordSchema, meshSearchTerm, parseMeshSummary } from "../../src/ncbi/parse/mesh.js";
 
 const ASTHMA_V2 = `<?xml version="1.0" encoding="UTF-8" ?>
 <!DOCTYPE eSummaryResult PUBLIC "-//NLM//DTD esummary mesh 20250101//EN" "https://eutils.ncbi.nlm.nih.gov/eutils/dtd/20250101/esummary_mesh.dtd">

@@ -14,7 +14,7 @@ import { demoCorpus } from "../../src/devtools/synth-ncbi.js";
 import { startSynthServer, type SynthServer } from "../../src/devtools/synth-server.js";
 import type { SynthCorpus } from "../../src/devtools/synth.js";
 import { startHttpServer, type RunningHttpServer } from "../../src/http/server.js";
-import { closeState, setStateForTests } from "../../src/state.js";
+import { closeProcess, setStateForTests } from "../../src/worker/process.js";
 import { connectStreamable } from "../http/harness.js";
 import { callTool, startStdioClient } from "../helpers/mcp.js";
 
@@ -54,7 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const c of Object.values(clients)) await c.close();
   await http.close();
-  await closeState();
+  await closeProcess();
   await synth.close();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../../src/config.js";
 import { createSession } from "../../src/server.js";
-import { closeState, setStateForTests } from "../../src/state.js";
+import { closeProcess, setStateForTests } from "../../src/worker/process.js";
 import { TOOLS } from "../../src/tools/index.js";
 import { TOOLSETS } from "../../src/toolsets.js";
 import { startHarness, type Harness } from "../helpers/mcp.js";
@@ -190,7 +190,7 @@ describe("a selection that leaves no tool", () => {
     } finally {
       await client.close();
       await session.close();
-      await closeState();
+      await closeProcess();
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

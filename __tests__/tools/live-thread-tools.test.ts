@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { articleSetXml } from "../../src/devtools/synth-xml.js";
 import { CITATION_STYLES, formatCitations } from "../../src/live/citations.js";
 import { liveThread } from "../../src/live/live-thread.js";
-import { parseEFetchFast } from "../../src/ncbi/parse/efetch.js";
+import { parseEFetch } from "../../src/ncbi/parse/efetch.js";
 import { renderTrendSvg } from "../../src/live/chart.js";
 import type { TrendOutput } from "../../src/pubmed/trend.js";
 import { callTool, startHarness, type Harness } from "../helpers/mcp.js";
@@ -42,7 +42,7 @@ describe("live tools off the MCP loop", () => {
     expect(out.isError).toBe(false);
     expect(liveThread().threadId).toBeGreaterThan(0);
     // The whole answer, as formatCitations gives it on this thread.
-    const articles = parseEFetchFast(articleSetXml(ncbi.corpus.records(asked)));
+    const articles = parseEFetch(articleSetXml(ncbi.corpus.records(asked)));
     expect(out.json).toEqual({
       citations: articles.map((a) => ({ pmid: a.pmid, formats: formatCitations(a, STYLES) })),
       notFoundPmids: [],
@@ -79,7 +79,7 @@ describe("live tools off the MCP loop", () => {
     expect(out.isError).toBe(false);
     expect(liveThread().threadId).toBeGreaterThan(0);
     const got = (out.json as { articles: { pmid: string; title: string }[] }).articles;
-    const expected = parseEFetchFast(articleSetXml(ncbi.corpus.records(asked)));
+    const expected = parseEFetch(articleSetXml(ncbi.corpus.records(asked)));
     expect(got.map((a) => [a.pmid, a.title])).toEqual(expected.map((a) => [a.pmid, a.title]));
   });
 

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { ConfigError, loadConfig } from "../../src/config.js";
 import { getCrossref } from "../../src/state.js";
-import { crossrefNotices } from "../../src/crossref/crossref.js";
+import { crossrefNotices } from "../../src/trust/notices.js";
 import {
   onUtility,
   recordedEfetchRoute,

@@ -6,7 +6,11 @@
  */
 import { describe, expect, it } from "@jest/globals";
 import { idf } from "../../src/retrieval/bm25.js";
-import { LexicalIndex, packPostings, type LexicalRow } from "../../src/vectors/memory/lexical-index.js";
+import {
+  LexicalIndex,
+  packPostings,
+  type LexicalRow,
+} from "../../src/vectors/memory/lexical-index.js";
 
 /** A deterministic generator (mulberry32), so a failure reproduces. */
 function random(seed: number): () => number {

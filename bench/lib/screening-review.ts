@@ -11,7 +11,7 @@ import { loadConfig } from "../../src/config.js";
 import type { StandInRecord } from "../../src/devtools/review-ncbi.js";
 import type { Progress } from "../../src/store/review-types.js";
 import { createSession } from "../../src/server.js";
-import { closeState, initState } from "../../src/state.js";
+import { closeProcess, initProcess } from "../../src/worker/process.js";
 import { parseCsv, type ScreeningTopic } from "./screening-data.js";
 import { priorRecords } from "./screening-metrics.js";
 import { timed } from "./stats.js";
@@ -50,7 +50,9 @@ export interface ReviewServer {
 /** The server in this process on a fresh store, pointed at a stand-in NCBI. */
 export async function startReviewServer(env: Record<string, string>): Promise<ReviewServer> {
   const scratch = await pgliteDir();
-  await initState(loadConfig({ PUBMED_MCP_DATA_DIR: scratch.dataDir, LOG_LEVEL: "error", ...env }));
+  await initProcess(
+    loadConfig({ PUBMED_MCP_DATA_DIR: scratch.dataDir, LOG_LEVEL: "error", ...env }),
+  );
   const session = createSession();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await session.connect(serverSide);
@@ -61,7 +63,7 @@ export async function startReviewServer(env: Record<string, string>): Promise<Re
     close: async () => {
       await client.close().catch(() => undefined);
       await session.close().catch(() => undefined);
-      await closeState();
+      await closeProcess();
       await scratch.cleanup();
     },
   };

@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { loadConfig } from "../../src/config.js";
 import { createSession } from "../../src/server.js";
-import { closeState, initState } from "../../src/state.js";
+import { closeProcess, initProcess } from "../../src/worker/process.js";
 import { querySparseVector, tokenize } from "../../src/retrieval/bm25.js";
 import { ragSearch, type SearchDeps } from "../../src/corpus/search.js";
 import { NoEmbedder } from "../../src/embeddings/index.js";
@@ -48,7 +48,7 @@ interface Pass {
  * one pass with 1 caller, then one with CALLERS callers splitting the same queries.
  */
 async function throughServer(dataDir: string, qs: string[], reps: number) {
-  await initState(loadConfig({ PUBMED_MCP_DATA_DIR: dataDir, LOG_LEVEL: "error" }));
+  await initProcess(loadConfig({ PUBMED_MCP_DATA_DIR: dataDir, LOG_LEVEL: "error" }));
   const session = createSession();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await session.connect(serverSide);
@@ -76,7 +76,7 @@ async function throughServer(dataDir: string, qs: string[], reps: number) {
   } finally {
     await client.close();
     await session.close();
-    await closeState();
+    await closeProcess();
   }
 }
 

@@ -17,7 +17,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { loadConfig } from "../../src/config.js";
 import { createSession } from "../../src/server.js";
-import { closeState, initState } from "../../src/state.js";
+import { closeProcess, initProcess } from "../../src/worker/process.js";
 import { startSynthNcbi, type SynthNcbi } from "../lib/child.js";
 import type { BenchOptions } from "../lib/options.js";
 import { emptySection, figure, quantile, ratio, type SectionResult } from "../lib/stats.js";
@@ -80,7 +80,7 @@ async function measure(mode: "worker" | "inline", ncbi: Ncbi, o: BenchOptions): 
     PUBMED_MCP_DATA_DIR: scratch.dataDir,
     LOG_LEVEL: "error",
   };
-  await initState(loadConfig(env), { corpusThread: mode });
+  await initProcess(loadConfig(env), { corpusThread: mode });
   const session = createSession();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await session.connect(serverSide);
@@ -136,7 +136,7 @@ async function measure(mode: "worker" | "inline", ncbi: Ncbi, o: BenchOptions): 
   } finally {
     await client.close();
     await session.close();
-    await closeState();
+    await closeProcess();
     await scratch.cleanup();
   }
 }

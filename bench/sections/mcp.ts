@@ -16,7 +16,7 @@ import { loadConfig } from "../../src/config.js";
 import { createSynthCorpus } from "../../src/devtools/synth.js";
 import { startSynthServer } from "../../src/devtools/synth-server.js";
 import { createSession } from "../../src/server.js";
-import { closeState, initState } from "../../src/state.js";
+import { closeProcess, initProcess } from "../../src/worker/process.js";
 import { REPO_DIR, freePort } from "../lib/child.js";
 import type { BenchOptions } from "../lib/options.js";
 import { rssOfPidMb } from "../lib/rss.js";
@@ -92,8 +92,8 @@ export async function mcpSection(opts: BenchOptions): Promise<SectionResult> {
   const clients: Client[] = [];
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
-    await initState(loadConfig(env));
-    cleanups.push(closeState);
+    await initProcess(loadConfig(env));
+    cleanups.push(closeProcess);
     const session = createSession();
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await session.connect(serverSide);

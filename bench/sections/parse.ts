@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { Parser, type ParserOptions } from "xml2js";
 import { createSynthCorpus } from "../../src/devtools/synth.js";
 import { PUBMED_DOCTYPE, articleSetXml } from "../../src/devtools/synth-xml.js";
-import { parseEFetch } from "../../src/ncbi/parse/efetch.js";
+import { parseEFetchXml2js as parseEFetch } from "../../src/ncbi/parse/efetch-xml2js.js";
 import { ORDERED_PARSER_OPTIONS } from "../../src/ncbi/parse/xml.js";
 import type { BenchOptions } from "../lib/options.js";
 import { emptySection, figure, ratio, repeat, timed, type SectionResult } from "../lib/stats.js";

@@ -28,7 +28,7 @@ import {
 } from "../../src/devtools/reference-set.js";
 import { Rng } from "../../src/devtools/synth-random.js";
 import { createSession } from "../../src/server.js";
-import { closeState, initState } from "../../src/state.js";
+import { closeProcess, initProcess } from "../../src/worker/process.js";
 import type { BenchOptions } from "../lib/options.js";
 import {
   GOALS,
@@ -124,7 +124,7 @@ export async function referencesSection(opts: BenchOptions): Promise<SectionResu
   const outcomes = new Map<string, BatchOutcome[]>();
   const failures: string[] = [];
   try {
-    await initState(
+    await initProcess(
       loadConfig({
         NCBI_EUTILS_BASE_URL: fake.baseUrl,
         NCBI_MAX_RPS: String(RPS),
@@ -166,7 +166,7 @@ export async function referencesSection(opts: BenchOptions): Promise<SectionResu
     } finally {
       await client.close().catch(() => undefined);
       await session.close().catch(() => undefined);
-      await closeState();
+      await closeProcess();
     }
   } finally {
     await fake.close();

@@ -12,7 +12,7 @@ import { openCorpus } from "../../src/corpus/runtime.js";
 import { syncDelta } from "../../src/corpus/sync.js";
 import { EutilsClient } from "../../src/ncbi/client.js";
 import { corpusSummary, runSync } from "../../src/worker/corpus-api.js";
-import { closeState, initState } from "../../src/state.js";
+import { closeProcess, initProcess } from "../../src/worker/process.js";
 import { countDocuments } from "../../src/store/docs.js";
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -83,7 +83,7 @@ async function measured<T>(run: () => Promise<T>): Promise<T> {
   return value;
 }
 if (input.via !== "direct") {
-  await initState(config);
+  await initProcess(config);
   try {
     const opened = performance.now();
     await corpusSummary(); // opens the stores in the worker
@@ -92,7 +92,7 @@ if (input.via !== "direct") {
     result = await measured(() => runSync(sync));
     openMs = started - opened;
   } finally {
-    await closeState();
+    await closeProcess();
   }
 }
 const opened = performance.now();

@@ -11,16 +11,18 @@
  * The thread ends once it has been idle PREPARE_IDLE_MS (the sync is over) and starts again with
  * the next sync: between syncs it would only hold memory.
  */
-import type { Worker } from "node:worker_threads";
+import { ERROR_CLASSES } from "../errors.js";
 import { log } from "../log.js";
+import { ThreadChannel } from "../net/channel.js";
 import { startThread } from "../threads.js";
 import { inlinePreparer, type BatchPreparer } from "./batch.js";
 import type { EFetchBody, PreparedBatch } from "./prepare.js";
 
-/** A body as bytes is posted in shared memory (inSharedMemory), not as a copy. */
-export type ToPrepareThread = { id: number; body: EFetchBody; now: number };
-export type FromPrepareThread =
-  { id: number; ok: true; batch: PreparedBatch } | { id: number; ok: false; message: string };
+/** What the thread answers (../net/channel.ts). */
+export type PrepareApi = {
+  /** A body as bytes is posted in shared memory (inSharedMemory), not as a copy. */
+  prepare(job: { body: EFetchBody; now: number }): PreparedBatch;
+};
 
 /**
  * Idle this long, the thread ends. A sync sends its batches seconds apart at most (an NCBI round
@@ -31,23 +33,22 @@ export type FromPrepareThread =
  */
 export const PREPARE_IDLE_MS = 30_000;
 
-interface Pending {
-  body: EFetchBody;
-  now: Date;
-  resolve: (batch: PreparedBatch) => void;
-  reject: (err: unknown) => void;
-}
-
 export class PrepareThread implements BatchPreparer {
-  #worker: Worker | undefined;
-  #next = 1;
-  readonly #pending = new Map<number, Pending>();
+  readonly #channel: ThreadChannel<PrepareApi>;
   #closed = false;
   #answered = 0;
-  #idle: NodeJS.Timeout | undefined;
 
   /** `idleMs`: how long the thread may be idle before it ends (PREPARE_IDLE_MS). */
-  constructor(private readonly idleMs = PREPARE_IDLE_MS) {}
+  constructor(idleMs = PREPARE_IDLE_MS) {
+    this.#channel = new ThreadChannel<PrepareApi>({
+      start: () => startThread("prepare-worker", import.meta.url),
+      errors: ERROR_CLASSES,
+      // Whatever the thread does not answer is prepared here (prepare below).
+      stopped: () => new Error("The sync's prepare thread ended."),
+      failed: (err) => log.warn("sync prepare thread failed", { error: err.message }),
+      idle: { ms: idleMs },
+    });
+  }
 
   /** Batches the thread itself prepared (the rest, if any, fell back to the calling thread). */
   get answered(): number {
@@ -56,84 +57,35 @@ export class PrepareThread implements BatchPreparer {
 
   /** Whether a thread is started (it ends when idle, and starts again on the next batch). */
   get running(): boolean {
-    return this.#worker !== undefined;
+    return this.#channel.running;
   }
 
   /** Starts the thread (a sync calls it first, so the thread's start overlaps its searches). */
   warm(): void {
-    if (this.#closed) return;
-    this.#worker ??= this.#start();
-    this.#idleLater();
+    if (!this.#closed) this.#channel.warm();
   }
 
+  /** The thread's batch; one it failed, or did not answer (it died, or was closed), is made here. */
   prepare(body: EFetchBody, now: Date): Promise<PreparedBatch> {
     if (this.#closed) return this.#inline(body, now);
-    clearTimeout(this.#idle);
-    const id = this.#next++;
     const shared = typeof body === "string" ? body : inSharedMemory(body);
-    return new Promise<PreparedBatch>((resolve, reject) => {
-      this.#pending.set(id, { body: shared, now, resolve, reject });
-      const msg: ToPrepareThread = { id, body: shared, now: now.getTime() };
-      (this.#worker ?? this.#start()).postMessage(msg);
-    });
+    return this.#channel.request("prepare", { body: shared, now: now.getTime() }).then(
+      (batch) => {
+        this.#answered++;
+        return batch;
+      },
+      () => this.#inline(shared, now),
+    );
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    clearTimeout(this.#idle);
-    const worker = this.#worker;
-    this.#worker = undefined;
-    this.#fallBack();
-    await worker?.terminate();
+    await this.#channel.close();
   }
 
   /** Ends the thread the way a crash would (tests of the fallback). */
-  async crashForTests(): Promise<void> {
-    await this.#worker?.terminate();
-  }
-
-  #start(): Worker {
-    const worker = startThread("prepare-worker", import.meta.url);
-    worker.on("message", (msg: FromPrepareThread) => this.#receive(msg));
-    worker.on("error", (err) => log.warn("sync prepare thread failed", { error: err.message }));
-    worker.once("exit", () => {
-      if (this.#worker !== worker) return; // closed or replaced
-      this.#worker = undefined;
-      this.#fallBack();
-    });
-    this.#worker = worker;
-    return worker;
-  }
-
-  #receive(msg: FromPrepareThread): void {
-    const p = this.#pending.get(msg.id);
-    if (!p) return;
-    this.#pending.delete(msg.id);
-    if (msg.ok) {
-      this.#answered++;
-      p.resolve(msg.batch);
-    } else this.#inline(p.body, p.now).then(p.resolve, p.reject);
-    this.#idleLater();
-  }
-
-  /** Ends the thread after idleMs unless a batch comes first (prepare clears the timer). */
-  #idleLater(): void {
-    clearTimeout(this.#idle);
-    if (this.#pending.size > 0 || !this.#worker) return;
-    this.#idle = setTimeout(() => {
-      const worker = this.#worker;
-      if (this.#pending.size > 0 || !worker) return;
-      this.#worker = undefined; // not a crash: its exit is not reported
-      void worker.terminate();
-    }, this.idleMs);
-    this.#idle.unref();
-  }
-
-  /** Batches the thread will not answer: prepared here instead. */
-  #fallBack(): void {
-    const pending = [...this.#pending.values()];
-    this.#pending.clear();
-    for (const p of pending) this.#inline(p.body, p.now).then(p.resolve, p.reject);
+  crashForTests(): Promise<void> {
+    return this.#channel.terminate();
   }
 
   #inline(body: EFetchBody, now: Date): Promise<PreparedBatch> {

@@ -8,9 +8,9 @@
  * first sync, two NCBI round trips before its first reply). A step takes milliseconds and the
  * warm-up stops at the first message, so a reply never waits behind more than one step.
  */
-import { parentPort } from "node:worker_threads";
+import { parentChannel } from "../net/channel.js";
 import { BACKGROUND_NICE, lowerThisThreadPriority } from "../threads.js";
-import type { FromPrepareThread, ToPrepareThread } from "./prepare-thread.js";
+import type { PrepareApi } from "./prepare-thread.js";
 import { prepareBatch } from "./prepare.js";
 import { warmUpReply } from "./warm-up.js";
 
@@ -18,8 +18,7 @@ import { warmUpReply } from "./warm-up.js";
 const WARM_UP_RECORDS = 20;
 const WARM_UP_STEPS = 60;
 
-const port = parentPort;
-if (!port) throw new Error("src/corpus/prepare-worker.ts runs as a worker thread only");
+const owner = parentChannel("src/corpus/prepare-worker.ts");
 lowerThisThreadPriority(BACKGROUND_NICE);
 
 let asked = false;
@@ -32,13 +31,10 @@ const warmUp = (): void => {
 };
 setImmediate(warmUp);
 
-port.on("message", ({ id, body, now }: ToPrepareThread) => {
-  asked = true;
-  let reply: FromPrepareThread;
-  try {
-    reply = { id, ok: true, batch: prepareBatch(body, new Date(now)) };
-  } catch (err) {
-    reply = { id, ok: false, message: err instanceof Error ? err.message : String(err) };
-  }
-  port.postMessage(reply);
-});
+const api: PrepareApi = {
+  prepare({ body, now }) {
+    asked = true;
+    return prepareBatch(body, new Date(now));
+  },
+};
+owner.serve(api);

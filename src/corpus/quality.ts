@@ -3,14 +3,7 @@
  * design 0–3 + recency 0–2 + journal 0–2 + human 0–2 = total 0–9; retracted papers score 0.
  */
 import type { Article } from "../ncbi/types.js";
-
-export interface Quality {
-  design: number;
-  recency: number;
-  journal: number;
-  human: number;
-  total: number;
-}
+import type { Quality } from "../store/docs.js";
 
 const DESIGN_3 = new Set(["Meta-Analysis", "Systematic Review", "Randomized Controlled Trial"]);
 const DESIGN_2 = new Set([

@@ -4,14 +4,14 @@
  * provider/model/dimension — the way out of a dimension or model
  * mismatch, which sync and rag_search otherwise refuse.
  */
-import { getCorpus } from "../state.js";
 import { setMeta } from "../store/meta.js";
 import { markAllUnindexed } from "../store/docs.js";
 import { indexPending } from "./indexer.js";
-import { EMBEDDING_META_KEY, embeddingMeta } from "./runtime.js";
+import { EMBEDDING_META_KEY, embeddingMeta, type Corpus } from "./runtime.js";
 
-export async function reindexCorpus(): Promise<{ documents: number; embedding: string }> {
-  const corpus = await getCorpus();
+export async function reindexCorpus(
+  corpus: Corpus,
+): Promise<{ documents: number; embedding: string }> {
   const meta = embeddingMeta(corpus.embedder);
   await corpus.vectors.reset(meta.dimension);
   await markAllUnindexed(corpus.store.db);

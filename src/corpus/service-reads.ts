@@ -1,15 +1,14 @@
 /**
  * The corpus reads behind resources and notifications (resource://pubmed/corpus, paper
  * completions, paper versions for subscriptions) and the readiness probes. Like service.ts they
- * run where the stores are open: in the corpus worker (src/corpus/worker/).
+ * run where the stores are open, on the stores passed in: in the corpus worker (src/worker/ops.ts).
  */
 import { isoDateTime } from "../ncbi/dates.js";
-import { getCorpus } from "../state.js";
 import { checkpointsModule, docsModule } from "./modules.js";
+import type { Corpus } from "./runtime.js";
 
 /** What resource://pubmed/corpus shows. */
-export async function corpusSummary() {
-  const corpus = await getCorpus();
+export async function corpusSummary(corpus: Corpus) {
   const db = corpus.store.db;
   // One after the other, as Jest's ESM loader cannot link modules two concurrent imports share.
   const { listCheckpoints } = await checkpointsModule();
@@ -43,9 +42,12 @@ export async function corpusSummary() {
 }
 
 /** PMIDs in the local corpus that start with `prefix`, in numeric order. */
-export async function pmidsStartingWith(prefix: string, limit: number): Promise<string[]> {
+export async function pmidsStartingWith(
+  { store }: Corpus,
+  prefix: string,
+  limit: number,
+): Promise<string[]> {
   if (!/^\d{0,9}$/.test(prefix)) return [];
-  const { store } = await getCorpus();
   const rows = await store.db
     .selectFrom("documents")
     .select("pmid")
@@ -58,9 +60,11 @@ export async function pmidsStartingWith(prefix: string, limit: number): Promise<
 }
 
 /** Stored version of each of `pmids` (absent: null). */
-export async function paperVersions(pmids: string[]): Promise<Record<string, number | null>> {
+export async function paperVersions(
+  { store }: Corpus,
+  pmids: string[],
+): Promise<Record<string, number | null>> {
   const out: Record<string, number | null> = Object.fromEntries(pmids.map((p) => [p, null]));
-  const { store } = await getCorpus();
   const { getDocuments } = await docsModule();
   for (const d of await getDocuments(store.db, pmids)) out[d.pmid] = d.version;
   return out;
@@ -68,8 +72,7 @@ export async function paperVersions(pmids: string[]): Promise<Record<string, num
 
 export type Probe = "metadata_store" | "vector_store" | "embedder";
 
-export async function probe(name: Probe): Promise<void> {
-  const corpus = await getCorpus();
+export async function probe(corpus: Corpus, name: Probe): Promise<void> {
   if (name === "metadata_store") await corpus.store.ping();
   else if (name === "vector_store") await corpus.vectors.health();
   else await corpus.embedder.health();

@@ -1,5 +1,6 @@
 /**
- * The corpus operations behind the corpus tools, CLI and resources, on the state's stores.
+ * The corpus operations behind the corpus tools, CLI and resources, on the stores of the thread
+ * that runs them (the corpus worker: src/worker/ops.ts passes them in).
  *
  * The store, sync and search modules (Kysely and about 300 modules with it) are imported when an
  * operation first runs (./modules.ts), next to opening the stores, so registering the corpus tools
@@ -8,7 +9,6 @@
 import { EmbeddingsError, NotFoundError } from "../errors.js";
 import type { EutilsClient } from "../ncbi/client.js";
 import { isoDateTime, isoDay } from "../ncbi/dates.js";
-import { getCorpus, getEutils } from "../state.js";
 import type { StoredDocument } from "../store/docs.js";
 import type { JobStatus } from "../store/schema.js";
 import type { Notice } from "../ncbi/notices.js";
@@ -24,28 +24,27 @@ function assertCompatible(corpus: Corpus, op: "sync" | "search"): void {
 }
 
 export async function runSync(
+  corpus: Corpus,
   input: SyncInput,
   opts: {
+    /** The client for the sync's requests (the worker's for this call). */
+    eutils: EutilsClient;
     signal?: AbortSignal;
     onProgress?: (done: number, total: number, message: string) => void | Promise<void>;
-    /** Instead of the process's client (the worker's for this call). */
-    eutils?: EutilsClient;
-  } = {},
+  },
 ): Promise<SyncResult> {
-  const corpus = await getCorpus();
   assertCompatible(corpus, "sync");
   const { syncDelta } = await syncModule();
-  const { eutils = getEutils(), ...rest } = opts;
-  return syncDelta({ ...corpus, eutils, ...rest }, input);
+  return syncDelta({ ...corpus, ...opts }, input);
 }
 
 export async function searchCorpus(
+  corpus: Corpus,
   query: string,
   topK: number,
   qualityBias: boolean,
   signal?: AbortSignal,
 ): Promise<{ results: RagResult[]; why?: "empty corpus" | "no terms" }> {
-  const corpus = await getCorpus();
   assertCompatible(corpus, "search");
   const { ragSearch, searchableTerms } = await searchModule();
   const results = await ragSearch({ ...corpus, signal }, { query, topK, qualityBias });
@@ -89,8 +88,7 @@ export function toPaper(d: StoredDocument): Paper {
   };
 }
 
-export async function getPaper(pmid: string): Promise<Paper> {
-  const { store } = await getCorpus();
+export async function getPaper({ store }: Corpus, pmid: string): Promise<Paper> {
   const { getDocument } = await docsModule();
   const doc = await getDocument(store.db, pmid);
   if (!doc) {
@@ -119,8 +117,7 @@ export interface CheckpointView {
   } | null;
 }
 
-export async function readCheckpoint(queryKey: string): Promise<CheckpointView> {
-  const { store } = await getCorpus();
+export async function readCheckpoint({ store }: Corpus, queryKey: string): Promise<CheckpointView> {
   const { getCheckpoint } = await checkpointsModule();
   const { listJobs } = await jobsModule();
   const cp = await getCheckpoint(store.db, queryKey);
@@ -143,10 +140,10 @@ export async function readCheckpoint(queryKey: string): Promise<CheckpointView> 
 }
 
 export async function writeCheckpoint(
+  { store }: Corpus,
   queryKey: string,
   lastEdat: string,
 ): Promise<{ ok: boolean }> {
-  const { store } = await getCorpus();
   const { setCheckpointManual } = await checkpointsModule();
   await setCheckpointManual(store.db, queryKey, lastEdat, "set with corpus_checkpoint_set");
   return { ok: true };

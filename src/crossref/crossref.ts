@@ -15,16 +15,16 @@
  * corrigendum, erratum → correction; expression_of_concern; withdrawal, removal → withdrawal);
  * others (new_version, addendum, clarification, …) are no integrity notice. Replies are cached an
  * hour (src/net/clients.ts, with Crossref's rate limits). Crossref failing never fails the
- * call: the answer says Crossref was not consulted.
+ * call: the answer says Crossref was not consulted. The client is the caller's: this process's,
+ * when Crossref is configured, comes from src/trust/notices.ts.
  */
 import { AppError } from "../errors.js";
 import { deadlineOf, setDeadline } from "../net/limiter.js";
 import { isRecord, list, parseJsonReply, str } from "../net/reply.js";
 import { log } from "../log.js";
 import type { PoliteClient } from "../net/polite-client.js";
-import { getConfig, getCrossref } from "../state.js";
+import { normalizeDoi } from "../ncbi/ids.js";
 import { mergeNotices, type Notice, type NoticeType } from "../ncbi/notices.js";
-import { normalizeDoi } from "../trust/reference-text.js";
 
 /** DOIs per request: 50 filters of ~40 characters (~3 kB encoded) stay far below URL limits. */
 const CROSSREF_BATCH = 50;
@@ -61,53 +61,33 @@ export function doiKey(doi: string | null | undefined): string | undefined {
   return /^10\.\d{4,9}\/\S+$/.test(d) ? d : undefined;
 }
 
-/**
- * Crossref's notices about `dois`. Never throws for Crossref's failures (5xx, timeouts, hang-ups,
- * malformed replies): the result says it was not consulted. An abort of `signal` is rethrown.
- */
-export function crossrefNotices(
-  dois: readonly string[],
-  signal?: AbortSignal,
-): Promise<CrossrefNotices> {
-  return lookUp(dois, signal, "PubMed");
+export interface LookUpOptions {
+  signal?: AbortSignal;
+  /** Names the other sources of notices in the warning ("PubMed", "Europe PMC"). */
+  from: string;
+  /** How long the look-up may take without a signal of the caller (NCBI_DEADLINE_MS). */
+  deadlineMs: number;
 }
 
 /**
- * Each record's notices with Crossref's for its DOI merged in (one per event: mergeNotices), and
- * Crossref's warning when it failed. `from` names the other sources in that warning.
+ * Crossref's notices about `dois`, through `client`. Never throws for Crossref's failures (5xx,
+ * timeouts, hang-ups, malformed replies): the result says it was not consulted, with a warning. An
+ * abort of `signal` is rethrown.
  */
-export async function withCrossrefNotices(
-  records: readonly { doi?: string | null; notices: readonly Notice[] }[],
-  signal: AbortSignal | undefined,
-  from: string,
-): Promise<{ notices: Notice[][]; warning?: string }> {
-  const found = await lookUp(
-    records.map((r) => r.doi ?? ""),
-    signal,
-    from,
-  );
-  const notices = records.map((r) => {
-    const key = doiKey(r.doi);
-    const extra = key === undefined ? [] : (found.notices.get(key) ?? []);
-    return extra.length === 0 ? [...r.notices] : mergeNotices([...r.notices, ...extra]);
-  });
-  return found.warning === undefined ? { notices } : { notices, warning: found.warning };
-}
-
-async function lookUp(
+export async function crossrefLookUp(
+  client: PoliteClient,
   dois: readonly string[],
-  signal: AbortSignal | undefined,
-  from: string,
+  opts: LookUpOptions,
 ): Promise<CrossrefNotices> {
-  const client = getCrossref();
+  const { signal, from } = opts;
   // A comma would split Crossref's filter list; such DOIs are rare and left unasked.
   const asked = [...new Set(dois.map(doiKey))]
     .filter((d): d is string => d !== undefined && !d.includes(","))
     .slice(0, CROSSREF_MAX_DOIS);
-  if (client === undefined || asked.length === 0) return { notices: new Map(), consulted: false };
+  if (asked.length === 0) return { notices: new Map(), consulted: false };
   // The first failure ends the other requests of the look-up too: their answers would go unread.
   const stop = new AbortController();
-  const budget = ownSignal(signal, stop.signal);
+  const budget = ownSignal(signal, stop.signal, opts.deadlineMs);
   const batches = Array.from({ length: Math.ceil(asked.length / CROSSREF_BATCH) }, (_, i) =>
     asked.slice(i * CROSSREF_BATCH, (i + 1) * CROSSREF_BATCH),
   );
@@ -211,11 +191,16 @@ function isoDate(parts: unknown): string | undefined {
 
 /**
  * The caller's signal and `stop`, ended RESERVE_MS before the caller's deadline (or after
- * NCBI_DEADLINE_MS without one), so a slow Crossref costs the notices, not the answer.
+ * `deadlineMs`, NCBI_DEADLINE_MS, without one), so a slow Crossref costs the notices, not the
+ * answer.
  */
-function ownSignal(signal: AbortSignal | undefined, stop: AbortSignal): AbortSignal {
+function ownSignal(
+  signal: AbortSignal | undefined,
+  stop: AbortSignal,
+  deadlineMs: number,
+): AbortSignal {
   const now = performance.now();
-  const until = deadlineOf(signal) ?? now + getConfig().ncbi.deadlineMs;
+  const until = deadlineOf(signal) ?? now + deadlineMs;
   const ms = Math.max(0, Math.floor(until - now - RESERVE_MS));
   const all = [AbortSignal.timeout(ms), stop, ...(signal ? [signal] : [])];
   return setDeadline(AbortSignal.any(all), now + ms);

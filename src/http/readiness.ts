@@ -1,5 +1,5 @@
 /**
- * GET /readyz: every registered probe (state.readiness: metadata store, vector store, embedder…)
+ * GET /readyz: every registered probe (getReadiness: metadata store, vector store, embedder…)
  * runs in parallel under a timeout; ready only when all pass. Probes must not depend on NCBI:
  * a replica that cannot reach NCBI still serves the offline corpus and answers live tools with
  * a clear UPSTREAM error, so pulling it from the load balancer would help nobody.

@@ -3,7 +3,7 @@
  * bearer token/JWT, body size) sit in front of the MCP transports rather than inside a framework.
  *
  *   GET  /health    liveness: no dependencies, always fast, never behind Host check or token
- *   GET  /readyz    readiness probes (state.readiness); 200 or 503 with each check's state
+ *   GET  /readyz    readiness probes (src/worker/process.ts); 200 or 503 with each check's state
  *   GET  /          identity (name, version, endpoints)
  *   GET  /.well-known/oauth-protected-resource[/mcp|/sse]  RFC 9728 metadata, when configured
  *   POST|GET|DELETE /mcp   Streamable HTTP (sessions.ts)           — bearer auth when configured
@@ -22,8 +22,8 @@ import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { ConfigError, type Config, httpProblems } from "../config.js";
 import { log } from "../log.js";
 import { createServer, SERVER_NAME, type ServerOptions, type SessionFactory } from "../server.js";
-import { getReadiness } from "../state.js";
 import { VERSION } from "../version.js";
+import { getReadiness } from "../worker/process.js";
 import { createAuthenticator } from "./auth.js";
 import { DEFAULT_MAX_BODY_BYTES, checkHost, checkOrigin, corsHeaders, sendJson } from "./guards.js";
 import { SSE_MESSAGES_PATH, createMcpHandlers } from "./mcp.js";

@@ -25,9 +25,10 @@
  * `sections` everything is selected. `mode: "outline"` returns section titles with their sizes
  * instead of text, so an agent can ask for the parts it wants; `maxCharacters` does not apply to it.
  */
-import type { FulltextArticle, JatsArticle, JatsSection } from "./fulltext-types.js";
-import { Budget, CUT_MARK, cutText } from "./fulltext-budget-account.js";
+import type { JatsArticle, JatsSection } from "../jats/types.js";
 import { compact } from "../net/reply.js";
+import { Budget, CUT_MARK, cutText } from "./fulltext-budget-account.js";
+import type { FulltextArticle } from "./fulltext-types.js";
 
 export { CUT_MARK, cutText };
 

@@ -19,37 +19,23 @@ import {
   UpstreamError,
   type ErrorCode,
 } from "../errors.js";
+import type { JatsArticle, JatsDocument } from "../jats/types.js";
 import { getUnpaywall } from "../state.js";
+import { UNPAYWALL_SKIPPED } from "../unpaywall/unpaywall.js";
 import { applyBudget, type BudgetOptions } from "./fulltext-budget.js";
-import type { Attempt, FulltextResult, FulltextSource } from "./fulltext-output.js";
-import type { JatsArticle, JatsDocument } from "./fulltext-types.js";
+import type { FulltextResult, FulltextSource } from "./fulltext-output.js";
+import { label, type Fail, type Target } from "./fulltext-target.js";
+import { pubmedDois, unpaywallTier } from "./fulltext-unpaywall.js";
 import { carriesIdentifier, describeIdentity, findArticle, type RequestedId } from "./identity.js";
-import { convertIds, europePmcFullTextXml, fetchPmcJats, UNPAYWALL_SKIPPED } from "./services.js";
-import { label, pubmedDois, unpaywallTier } from "./fulltext-unpaywall.js";
+import { convertIds, europePmcFullTextXml, fetchPmcJats } from "./reading.js";
 
 export const FULLTEXT_MAX_IDS = 10;
-
-/** One identifier on its way down the chain. */
-export interface Target {
-  asked: RequestedId;
-  pmcid?: string;
-  doi?: string;
-  /** Why the converter gave no PMCID, when it gave none. */
-  unresolved?: string;
-  /** The converter was asked (PMCIDs are converted only when Unpaywall needs their DOI). */
-  converted: boolean;
-  tried: Attempt[];
-  result?: FulltextResult;
-}
 
 const NAMES: Record<FulltextSource, string> = {
   pmc: "PMC",
   europepmc: "Europe PMC",
   unpaywall: "Unpaywall",
 };
-
-/** Records a tier's failure on a target, or rethrows what must end the call. */
-export type Fail = (t: Target, source: FulltextSource, err: unknown) => void;
 
 /**
  * Full text for up to 10 identifiers of one type (already validated and normalised: PMID digits,

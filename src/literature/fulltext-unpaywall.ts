@@ -5,15 +5,11 @@
  * and only when Unpaywall's record is for the DOI asked.
  */
 import { AppError } from "../errors.js";
-import { parseESummary } from "../ncbi/parse/esummary.js";
 import { getEutils } from "../state.js";
-import type { Fail, Target } from "./fulltext-chain.js";
 import type { OaLink } from "./fulltext-output.js";
-import { normalizeDoi, type RequestedId } from "./identity.js";
-import { unpaywallLookup } from "./services.js";
-
-export const label = (id: RequestedId): string =>
-  id.type === "pmid" ? `PMID ${id.value}` : id.type === "doi" ? `DOI ${id.value}` : id.value;
+import { label, type Fail, type Target } from "./fulltext-target.js";
+import { normalizeDoi } from "./identity.js";
+import { unpaywallLookup } from "./reading.js";
 
 /** DOIs from PubMed (ESummary db=pubmed) for the PMID targets that have none yet. */
 export async function pubmedDois(
@@ -24,12 +20,11 @@ export async function pubmedDois(
   const need = targets.filter((t) => t.asked.type === "pmid" && t.doi === undefined);
   if (need.length === 0) return;
   try {
-    const reply = await getEutils().request(
-      "esummary",
-      { db: "pubmed", id: need.map((t) => t.asked.value), version: "2.0" },
+    const { value: found } = await getEutils().esummary(
+      need.map((t) => t.asked.value),
       { signal },
     );
-    const dois = new Map(parseESummary(reply.body).summaries.map((s) => [s.pmid, s.doi]));
+    const dois = new Map(found.summaries.map((s) => [s.pmid, s.doi]));
     for (const t of need) t.doi = dois.get(t.asked.value) ?? undefined;
   } catch (err) {
     if (signal?.aborted || !(err instanceof AppError)) throw err;

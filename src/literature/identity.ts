@@ -4,19 +4,16 @@
  * a doi.org / "doi:" prefix). A service that answers with another paper — a known failure of
  * full-text tools — fails its tier instead of producing a wrong result.
  */
-import type { JatsArticle } from "./fulltext-types.js";
+import type { JatsArticle } from "../jats/types.js";
+import { normalizePmcid } from "../ncbi/ids.js";
+
+export { normalizePmcid };
 
 export type IdentifierType = "pmid" | "pmcid" | "doi";
 
 export interface RequestedId {
   type: IdentifierType;
   value: string;
-}
-
-/** "PMC3040717", "pmc3040717", "3040717" and "PMC3040717.1" → "PMC3040717"; null if not a PMCID. */
-export function normalizePmcid(value: string): string | null {
-  const match = /^(?:pmc)?\s*(\d+)(?:\.\d+)?$/i.exec(value.trim());
-  return match ? `PMC${match[1]}` : null;
 }
 
 /** DOI for comparison: prefixes stripped, lower-cased (DOIs are case-insensitive). */

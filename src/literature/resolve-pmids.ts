@@ -6,7 +6,7 @@
  */
 import { NotFoundError } from "../errors.js";
 import { excerpt, listSome } from "../excerpt.js";
-import { convertIds } from "./services.js";
+import { convertIds } from "./reading.js";
 
 export interface IdLists {
   pmids?: readonly string[];

@@ -13,8 +13,8 @@
  *   thread fails to parse (or still had when it died) is parsed again here: the same articles, or
  *   the same error with its own class (UpstreamError, EntrezError, RateLimitError), as
  *   ./prepare-thread.ts in the corpus does.
- * - JATS full text of JATS_IN_THREAD_CHARS or more, parsed by parseJats (../literature/jats.ts)
- *   there, and every pubmed_trend chart (../pubmed/chart.ts: its cost does not depend on the
+ * - JATS full text of JATS_IN_THREAD_CHARS or more, parsed by parseJats (../jats/parse.ts)
+ *   there, and every pubmed_trend chart (./chart.ts: its cost does not depend on the
  *   years drawn, and Vega loads there, not here). One at a time, in the order sent. A call whose
  *   signal aborts rejects at once and, not yet started, is dropped there. Errors keep their class
  *   (the thread sends the code); if the thread dies, the call fails with an InvariantError: a
@@ -23,37 +23,32 @@
  * The thread starts on first use and stays (citation-js's engines, Vega, stay built) until it has
  * been idle IDLE_MS; it is referenced only while it has work, so it never keeps the process alive.
  * It runs at the process's priority: its work is a live call's (the corpus threads lower theirs).
+ * Requests, cancels, errors and the thread's start, end and idling go through ../net/channel.ts.
  */
-import type { Worker } from "node:worker_threads";
-import { InvariantError, RateLimitError, UpstreamError, type ErrorCode } from "../errors.js";
-import type { JatsDocument } from "../literature/fulltext-types.js";
-import { parseJats as parseJatsHere } from "../literature/jats.js";
+import { ERROR_CLASSES, InvariantError, RateLimitError } from "../errors.js";
+import { parseJats as parseJatsHere } from "../jats/parse.js";
+import { readJatsWith } from "../jats/read.js";
+import type { JatsDocument } from "../jats/types.js";
 import { log } from "../log.js";
+import { ThreadChannel, type Served } from "../net/channel.js";
 import type { YearCount } from "./chart.js";
 import { startThread } from "../threads.js";
-import type { BodyParser } from "../ncbi/client.js";
+import { readArticlesWith } from "../ncbi/articles.js";
 import type { CitationStyle } from "./citations.js";
-import { parseEFetchFast } from "../ncbi/parse/efetch.js";
+import { parseEFetch as parseEFetchFast } from "../ncbi/parse/efetch.js";
 import type { Article } from "../ncbi/types.js";
 
-export type ToLiveThread =
-  | { type: "cite"; id: number; articles: readonly Article[]; styles: readonly CitationStyle[] }
-  | { type: "parse"; id: number; xml: string }
-  | { type: "jats"; id: number; xml: string; service: string }
-  | { type: "chart"; id: number; query: string; counts: readonly YearCount[] }
-  | { type: "cancel"; id: number };
-export type FromLiveThread =
-  | { id: number; ok: true; value: unknown }
-  | {
-      id: number;
-      ok: false;
-      message: string;
-      stack?: string;
-      /** An AppError's code and details, and its cause's message. */
-      code?: ErrorCode;
-      details?: Record<string, unknown> | null;
-      cause?: string;
-    };
+/** What the thread answers (../net/channel.ts); each stops early when its signal aborts. */
+export type LiveApi = {
+  /** One call at a time (the caller waits for the answer before it sends the next). */
+  cite(
+    job: { articles: readonly Article[]; styles: readonly CitationStyle[] },
+    served: Served,
+  ): Promise<Record<string, string>[]>;
+  parse(xml: string): Article[];
+  jats(job: { xml: string; service: string }, served: Served): Promise<JatsDocument>;
+  chart(job: { query: string; counts: readonly YearCount[] }, served: Served): Promise<string>;
+};
 
 /**
  * Calls waiting behind the one being formatted; one more is refused (RATE_LIMIT). A warm thread
@@ -75,37 +70,41 @@ export const JATS_IN_THREAD_CHARS = 8 * 1024;
 /** Idle this long, the thread ends and frees its memory (citation-js and its engines). */
 const IDLE_MS = 10 * 60_000;
 
-interface Pending {
-  resolve: (value: unknown) => void;
-  reject: (err: unknown) => void;
-  /** A parse to do again here when the thread fails it. */
-  xml?: string;
-  /** What the thread does for it, in the error if the thread dies ("formats citations"). */
-  doing?: string;
-}
-
-/** The classes of what parseJats throws, rebuilt here from the code the thread sends. */
-const ERROR_CLASSES: Partial<Record<ErrorCode, typeof UpstreamError | typeof RateLimitError>> = {
-  UPSTREAM: UpstreamError,
-  RATE_LIMIT: RateLimitError,
+/** What the thread does for each request, in the error if it dies first. */
+const DOING: Record<keyof LiveApi, string> = {
+  cite: "formats citations",
+  parse: "parses EFetch replies",
+  jats: "reads full text",
+  chart: "draws charts",
 };
 
-type Job = Extract<ToLiveThread, { type: "jats" | "chart" }>;
-
+/** A citation call waiting here for the thread to finish the one before it. */
 interface CiteJob {
-  id: number;
   articles: readonly Article[];
   styles: readonly CitationStyle[];
+  signal: AbortSignal;
+  resolve: (value: Record<string, string>[]) => void;
+  reject: (err: unknown) => void;
+  /** Drops the job from the queue (its signal aborted while it waited). */
+  onAbort: () => void;
 }
 
 export class LiveThread {
-  #worker: Worker | undefined;
-  #next = 1;
-  readonly #pending = new Map<number, Pending>();
   readonly #waiting: CiteJob[] = [];
-  /** The citation call the thread is formatting (its answer not yet back), if any. */
-  #citing: number | undefined;
-  #idle: NodeJS.Timeout | undefined;
+  /** Whether the thread is formatting a citation call (its answer not yet back). */
+  #citing = false;
+  readonly #channel = new ThreadChannel<LiveApi>({
+    start: () => startThread("live-worker", import.meta.url, undefined, { unref: true }),
+    errors: ERROR_CLASSES,
+    stopped: (code, name) =>
+      new InvariantError(
+        `The thread that ${DOING[name as keyof LiveApi]} ${
+          code === null ? "was closed" : `stopped (exit code ${code})`
+        } before answering; retry the call.`,
+      ),
+    failed: (err) => log.error("live thread failed", { error: err.message }),
+    idle: { ms: IDLE_MS, unref: true, busy: () => this.#citing || this.#waiting.length > 0 },
+  });
 
   /** Citation calls waiting for the thread (not the one it formats). */
   get waitingCitations(): number {
@@ -114,12 +113,12 @@ export class LiveThread {
 
   /** True while the thread formats a citation call. */
   get citing(): boolean {
-    return this.#citing !== undefined;
+    return this.#citing;
   }
 
   /** The thread's id (worker_threads threadId) while it runs. */
   get threadId(): number | undefined {
-    return this.#worker?.threadId;
+    return this.#channel.threadId;
   }
 
   /** `formatCitations(article, styles)` of ./cite.ts for each article, in order, in the thread. */
@@ -137,26 +136,20 @@ export class LiveThread {
         ),
       );
     }
-    const id = this.#next++;
     return new Promise<Record<S, string>[]>((resolve, reject) => {
-      const onAbort = () => {
-        const at = this.#waiting.findIndex((j) => j.id === id);
-        if (at >= 0) this.#waiting.splice(at, 1);
-        else if (this.#citing === id) this.#worker?.postMessage({ type: "cancel", id });
-        this.#pending.delete(id);
-        reject(signal.reason);
-        this.#settled();
+      const job: CiteJob = {
+        articles,
+        styles,
+        signal,
+        resolve: resolve as CiteJob["resolve"],
+        reject,
+        onAbort: () => {
+          this.#waiting.splice(this.#waiting.indexOf(job), 1);
+          reject(signal.reason);
+        },
       };
-      signal.addEventListener("abort", onAbort, { once: true });
-      const pending: Pending = {
-        resolve: (v) => (
-          signal.removeEventListener("abort", onAbort),
-          resolve(v as Record<S, string>[])
-        ),
-        reject: (e) => (signal.removeEventListener("abort", onAbort), reject(e)),
-      };
-      this.#pending.set(id, pending);
-      this.#waiting.push({ id, articles, styles });
+      signal.addEventListener("abort", job.onAbort, { once: true });
+      this.#waiting.push(job);
       this.#nextCitation();
     });
   }
@@ -164,153 +157,59 @@ export class LiveThread {
   /** parseEFetchFast of `xml`: in the thread for a long reply, with the same result or error. */
   async parseEFetch(xml: string): Promise<Article[]> {
     if (xml.length < PARSE_IN_THREAD_CHARS) return parseEFetchFast(xml);
-    const id = this.#next++;
-    return new Promise<Article[]>((resolve, reject) => {
-      this.#pending.set(id, { resolve: (v) => resolve(v as Article[]), reject, xml });
-      this.#post({ type: "parse", id, xml });
-    });
+    // A reply the thread fails to parse, or had when it ended, is parsed here: the same error.
+    return this.#channel.request("parse", xml).catch(() => parseEFetchFast(xml));
   }
 
   /**
-   * parseJats of ../literature/jats.ts (`service` names the sender in its errors): in the thread
-   * for a long reply, with the same document or error.
+   * parseJats of ../jats/parse.ts (`service` names the sender in its errors): in the thread for a
+   * long reply, with the same document or error.
    */
   async parseJats(xml: string, service: string, signal?: AbortSignal): Promise<JatsDocument> {
     if (xml.length < JATS_IN_THREAD_CHARS) return parseJatsHere(xml, service);
-    return this.#job({ type: "jats", id: this.#next++, xml, service }, "reads full text", signal);
+    return this.#channel.request("jats", { xml, service }, { signal });
   }
 
-  /** renderTrendSvg of ../pubmed/chart.ts (the SVG document), in the thread. */
+  /** renderTrendSvg of ./chart.ts (the SVG document), in the thread. */
   renderTrendSvg(
     query: string,
     counts: readonly YearCount[],
     signal?: AbortSignal,
   ): Promise<string> {
-    return this.#job({ type: "chart", id: this.#next++, query, counts }, "draws charts", signal);
+    return this.#channel.request("chart", { query, counts }, { signal });
   }
 
   /** Ends the thread; citations, JATS and charts fail, EFetch parses are done here. */
   async close(): Promise<void> {
-    const worker = this.#worker;
-    if (!worker) return;
-    this.#waiting.length = 0;
-    this.#stopped(worker, "was closed");
-    await worker.terminate();
+    if (this.#channel.running) this.#waiting.length = 0;
+    await this.#channel.close();
   }
 
   /** Ends the thread the way a crash would (tests of the failure path). */
-  async crashForTests(): Promise<void> {
-    await this.#worker?.terminate();
-  }
-
-  /** A JATS or chart job; its call's abort rejects it at once and drops it there if waiting. */
-  #job<T>(msg: Job, doing: string, signal: AbortSignal | undefined): Promise<T> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => {
-        this.#pending.delete(msg.id);
-        this.#worker?.postMessage({ type: "cancel", id: msg.id });
-        reject(signal?.reason);
-        this.#settled();
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      const done = () => signal?.removeEventListener("abort", onAbort);
-      this.#pending.set(msg.id, {
-        resolve: (v) => (done(), resolve(v as T)),
-        reject: (e) => (done(), reject(e)),
-        doing,
-      });
-      this.#post(msg);
-    });
-  }
-
-  #nextCitation(): void {
-    if (this.#citing !== undefined) return;
-    const job = this.#waiting.shift();
-    if (!job) return;
-    this.#citing = job.id;
-    this.#post({ type: "cite", id: job.id, articles: job.articles, styles: job.styles });
-  }
-
-  #post(msg: ToLiveThread): void {
-    clearTimeout(this.#idle);
-    const worker = this.#worker ?? this.#start();
-    worker.ref();
-    worker.postMessage(msg);
-  }
-
-  #start(): Worker {
-    const worker = startThread("live-worker", import.meta.url, undefined, { unref: true });
-    worker.on("message", (msg: FromLiveThread) => this.#receive(msg));
-    worker.on("error", (err) => log.error("live thread failed", { error: err.message }));
-    worker.once("exit", (code) => {
-      if (this.#worker === worker) this.#stopped(worker, `stopped (exit code ${code})`);
-    });
-    this.#worker = worker;
-    return worker;
-  }
-
-  #receive(msg: FromLiveThread): void {
-    if (msg.id === this.#citing) this.#citing = undefined;
-    const p = this.#pending.get(msg.id);
-    this.#pending.delete(msg.id);
-    if (p) {
-      if (msg.ok) p.resolve(msg.value);
-      else if (p.xml !== undefined) this.#parseHere(p);
-      else p.reject(rebuilt(msg));
-    }
-    this.#nextCitation();
-    this.#settled();
+  crashForTests(): Promise<void> {
+    return this.#channel.terminate();
   }
 
   /**
-   * The thread is gone: the citation call it formatted and its JATS and charts fail, its EFetch
-   * parses are done here; citation calls still waiting go to a new thread.
+   * Sends the next waiting citation call unless one is being formatted. Given up, the one being
+   * formatted still holds the thread until it answers (it stops at its next record); if the
+   * thread dies, the calls still waiting go to a new one.
    */
-  #stopped(worker: Worker, how: string): void {
-    if (this.#worker === worker) this.#worker = undefined;
-    clearTimeout(this.#idle);
-    this.#citing = undefined;
-    const waiting = new Set(this.#waiting.map((j) => j.id));
-    for (const [id, p] of this.#pending) {
-      if (waiting.has(id)) continue;
-      this.#pending.delete(id);
-      if (p.xml !== undefined) this.#parseHere(p);
-      else {
-        p.reject(
-          new InvariantError(
-            `The thread that ${p.doing ?? "formats citations"} ${how} before answering; retry the call.`,
-          ),
-        );
-      }
-    }
-    this.#nextCitation();
+  #nextCitation(): void {
+    if (this.#citing) return;
+    const job = this.#waiting.shift();
+    if (!job) return;
+    job.signal.removeEventListener("abort", job.onAbort);
+    this.#citing = true;
+    const finished = () => {
+      this.#citing = false;
+      this.#nextCitation();
+    };
+    const { articles, styles, signal } = job;
+    this.#channel
+      .request("cite", { articles, styles }, { signal, finished })
+      .then(job.resolve, job.reject);
   }
-
-  #parseHere(p: Pending): void {
-    try {
-      p.resolve(parseEFetchFast(p.xml ?? ""));
-    } catch (err) {
-      p.reject(err);
-    }
-  }
-
-  /** With no work left the thread is unreferenced and, idle IDLE_MS, ended. */
-  #settled(): void {
-    const worker = this.#worker;
-    if (!worker || this.#pending.size > 0 || this.#citing !== undefined) return;
-    worker.unref();
-    clearTimeout(this.#idle);
-    this.#idle = setTimeout(() => void this.close(), IDLE_MS).unref();
-  }
-}
-
-/** The error the thread sent: of its own class when it is one of ERROR_CLASSES. */
-function rebuilt(msg: Extract<FromLiveThread, { ok: false }>): Error {
-  const Class = msg.code === undefined ? undefined : ERROR_CLASSES[msg.code];
-  const opts = msg.cause === undefined ? undefined : { cause: new Error(msg.cause) };
-  if (Class) return new Class(msg.message, msg.details ?? null, opts);
-  return Object.assign(new Error(msg.message, opts), msg.stack ? { stack: msg.stack } : {});
 }
 
 let current: LiveThread | undefined;
@@ -320,12 +219,7 @@ export function liveThread(): LiveThread {
   return (current ??= new LiveThread());
 }
 
-/**
- * The parsed detail levels read the cached parse, not the cached XML (issue 12, item 4). The
- * reader is the corpus sync's (parseEFetchFast: the same articles and errors as xml2js, about ten
- * times faster); a long reply is read in the live thread, off the MCP loop.
- */
-export const EFETCH_ARTICLES: BodyParser<Article[]> = {
-  name: "articles",
-  parse: (xml) => liveThread().parseEFetch(xml),
-};
+// Long EFetch replies and JATS articles of the live tools are read in this thread, off the MCP
+// loop (src/ncbi/articles.ts and src/jats/read.ts, parts below this one, ask through these).
+readArticlesWith((xml) => liveThread().parseEFetch(xml));
+readJatsWith((xml, service, signal) => liveThread().parseJats(xml, service, signal));

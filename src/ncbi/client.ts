@@ -4,11 +4,13 @@
  * (NCBI_MAX_RPS over any sliding second, a concurrency cap, a shared cool-down after 429), retries
  * with exponential backoff and full jitter, the caller's signal (the tool call's deadline or
  * cancel) honoured at every wait, and one in-memory response cache. What is NCBI's own lives
- * here: endpoints, tool/email/api_key, POST for long id lists, and the reading of its bodies
- * (./detect.ts: 200-status error documents). NCBI usage rules: https://www.ncbi.nlm.nih.gov/books/NBK25497/
+ * here: endpoints, tool/email/api_key, POST for long id lists, cache lifetimes (./ttl.ts) and the
+ * checking of its bodies (./detect.ts: 200-status error documents). The typed methods callers use
+ * (esearch, efetchArticles, convertIds, …) are ./eutils.ts's. NCBI usage rules:
+ * https://www.ncbi.nlm.nih.gov/books/NBK25497/
  *
- *   await eutils.request("efetch", { db: "pmc", id: "3040717" }, { signal }); // JATS <pmc-articleset>
- *   await eutils.idconv({ ids: "PMC3040717", idtype: "pmcid", format: "json" }, { signal });
+ *   await eutils.efetchPmc("PMC3040717", { signal }); // JATS <pmc-articleset>
+ *   await eutils.convertIds(["PMC3040717"], { signal });
  */
 import { DEFAULT_IDCONV_BASE_URL, type Config } from "../config.js";
 import {
@@ -18,57 +20,37 @@ import {
   type RequestOptions,
 } from "../net/polite-client.js";
 import type { SharedBudget } from "../net/shared-budget.js";
-import { ResponseCache, cacheTtlMs } from "../net/cache.js";
-import { classifyReply, expectedFormat } from "./detect.js";
+import { ResponseCache } from "../net/cache.js";
 import { RateLimiter } from "../net/limiter.js";
+import type {
+  BodyParser,
+  CallOptions,
+  EutilsBytes,
+  EutilsResponse,
+  IdconvResponse,
+  ParsedResponse,
+} from "./calls.js";
+import { classifyReply, expectedFormat } from "./detect.js";
+import { Eutils } from "./eutils.js";
+import { IDCONV_TTL_MS, cacheTtlMs } from "./ttl.js";
 import type { Params, Utility } from "./types.js";
 
 export type { Params, Utility } from "./types.js";
-
-export interface CallOptions {
-  /** Cancels the call, including its wait in the queue; a TimeoutError reason means the tool's deadline passed. */
-  signal?: AbortSignal;
-  /** Skip the response cache for this call. */
-  noCache?: boolean;
-}
-
-export interface EutilsResponse {
-  body: string;
-  /** The request URL with api_key removed (safe to echo back). */
-  url: string;
-  method: "GET" | "POST";
-  fromCache: boolean;
-}
-
-/** A reply as UTF-8 bytes (EutilsClient.requestBytes), for another thread to decode and parse. */
-export interface EutilsBytes {
-  /** In shared memory of their own: posted to other threads, shared rather than copied. */
-  bytes: Uint8Array<SharedArrayBuffer>;
-  url: string;
-  method: "GET" | "POST";
-}
-
-/**
- * How a reply body becomes a value; `name` tells derived values of one body apart. A parse may
- * be asynchronous: a large body is parsed in another thread (src/live/live-thread.ts).
- */
-export interface BodyParser<T> {
-  name: string;
-  parse(body: string): T | Promise<T>;
-}
-
-/** A parsed reply: the value (shared with later cache hits, so read-only) and where it came from. */
-export interface ParsedResponse<T> {
-  value: T;
-  url: string;
-  method: "GET" | "POST";
-  fromCache: boolean;
-}
-
-/** A PMC ID Converter reply: JSON, with its HTTP status (404 carries "ID type mismatch"). */
-export interface IdconvResponse extends EutilsResponse {
-  status: number;
-}
+export type {
+  BodyParser,
+  CallOptions,
+  EutilsBytes,
+  EutilsResponse,
+  IdconvResponse,
+  ParsedResponse,
+} from "./calls.js";
+export type {
+  ConvertOptions,
+  EFetchTarget,
+  ELinkQuery,
+  ESearchParams,
+  MeshSummaryOptions,
+} from "./eutils.js";
 
 export interface EutilsInfo {
   maxRps: number;
@@ -101,10 +83,8 @@ export const ENDPOINTS: Readonly<Record<Utility, string>> = {
 /** NCBI asks for POST when a URL would be long; many servers cut URLs near 2,000 characters. */
 const MAX_GET_URL = 2000;
 const MAX_GET_IDS = 200;
-/** ID conversions change as PMC adds articles, rarely within a day. */
-const IDCONV_TTL_MS = 24 * 3_600_000;
 
-export class EutilsClient {
+export class EutilsClient extends Eutils {
   private readonly limiter: RateLimiter;
   private readonly cache: ResponseCache<CachedReply>;
   private readonly http: PoliteClient;
@@ -114,6 +94,7 @@ export class EutilsClient {
     private readonly cfg: Config["ncbi"],
     deps: ClientDeps = {},
   ) {
+    super();
     this.limiter = new RateLimiter({ maxRps: cfg.maxRps, shared: deps.budget });
     this.cache = new ResponseCache(cfg.cacheMaxBytes, deps.now ?? Date.now);
     // NCBI requires tool (and asks for email) on every request; api_key is added only when sending.
@@ -172,7 +153,11 @@ export class EutilsClient {
     return this.http.publicUrl(ENDPOINTS[utility], params);
   }
 
-  async request(utility: Utility, params: Params, opts: CallOptions = {}): Promise<EutilsResponse> {
+  override async request(
+    utility: Utility,
+    params: Params,
+    opts: CallOptions = {},
+  ): Promise<EutilsResponse> {
     const o = this.options(utility, params, opts);
     const { body, url, fromCache } = await this.http.request(ENDPOINTS[utility], params, o);
     return { body, url, method: o.method ?? "GET", fromCache };
@@ -183,7 +168,7 @@ export class EutilsClient {
    * neither decoded on this thread nor cached. Checked as `request` checks a reply (a long body
    * by its head and tail: see PoliteClient.requestBytes).
    */
-  async requestBytes(
+  override async requestBytes(
     utility: Utility,
     params: Params,
     opts: Omit<CallOptions, "noCache"> = {},
@@ -210,7 +195,7 @@ export class EutilsClient {
    * TTL neither asks NCBI nor parses again. A body that fails to parse keeps no value, so every
    * repeat fails the same way. Callers must not mutate the value: later hits share it.
    */
-  async requestParsed<T>(
+  override async requestParsed<T>(
     utility: Utility,
     params: Params,
     parser: BodyParser<T>,
@@ -237,7 +222,7 @@ export class EutilsClient {
    * added): through NCBI's limiter, cache and retries. A 400/404 reply is returned with its
    * status for src/ncbi/idconv.ts to read ("ID type mismatch" is the caller's mistake).
    */
-  async idconv(params: Params, opts: CallOptions = {}): Promise<IdconvResponse> {
+  override async idconv(params: Params, opts: CallOptions = {}): Promise<IdconvResponse> {
     const res = await this.idconvHttp.request("", params, {
       signal: opts.signal,
       noCache: opts.noCache,

@@ -1,47 +1,12 @@
 /**
- * In-memory response cache for idempotent E-utilities calls, bounded by size (LRU by bytes) and
- * by a per-utility time to live. Every hit is a request NCBI never has to serve, which is the
- * spirit of its usage rules as much as the rate ceiling is.
+ * In-memory response cache for idempotent requests, bounded by size (LRU by bytes); each entry
+ * lives as long as the time to live its client gives it (NCBI's per utility: src/ncbi/ttl.ts; the
+ * other services' per path: ./clients.ts). Keys carry the scope (utility, or service and path)
+ * and the parameters that make the question.
  */
-import type { Params, Utility } from "../ncbi/types.js";
-
-const HOUR_MS = 3_600_000;
-
-/**
- * Record-level answers (EInfo, and EFetch/ESummary/ELink by id) change at most daily; ESearch,
- * ESpell and ECitMatch depend on the index, which NCBI updates during the day. EPost creates
- * server state and history-based calls (usehistory=y, WebEnv, query_key) name server state that
- * expires, so neither is ever cached.
- */
-const TTL_MS: Record<Utility, number> = {
-  einfo: 24 * HOUR_MS,
-  efetch: 24 * HOUR_MS,
-  esummary: 24 * HOUR_MS,
-  elink: 24 * HOUR_MS,
-  esearch: HOUR_MS,
-  espell: HOUR_MS,
-  ecitmatch: HOUR_MS,
-  epost: 0,
-};
 
 /** Parameters that identify the caller, not the question; they never split cache entries. */
 const IDENTITY_PARAMS = new Set(["tool", "email", "api_key"]);
-
-/** TTL in ms for this call, 0 when it must not be cached. `overrideSeconds` is NCBI_CACHE_TTL_SECONDS. */
-export function cacheTtlMs(
-  utility: Utility,
-  params: Params,
-  overrideSeconds: number | undefined,
-): number {
-  if (TTL_MS[utility] === 0) return 0;
-  for (const [k, v] of Object.entries(params)) {
-    const key = k.toLowerCase();
-    if (v === undefined) continue;
-    if (key === "webenv" || key === "query_key") return 0;
-    if (key === "usehistory" && String(v).toLowerCase() === "y") return 0;
-  }
-  return overrideSeconds === undefined ? TTL_MS[utility] : overrideSeconds * 1000;
-}
 
 /** Same scope (utility, or service and path) and same parameters (in any order) give the same key. */
 export function cacheKey(utility: string, params: [string, string][]): string {

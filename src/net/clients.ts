@@ -1,9 +1,11 @@
 /**
- * The literature services beside NCBI, each a PoliteClient with its own limiter, built on first
- * use from the configuration (src/state.ts: getEuropePmc(), getUnpaywall(), getPubtator(),
- * getCrossref()). They share one response cache (keys carry the service), sized like NCBI's
- * (NCBI_CACHE_MAX_MB), and NCBI's retry count, timeout and deadline. The PMC ID Converter is NCBI's and goes through
- * EutilsClient.idconv, under NCBI's limiter.
+ * The clients of the upstreams beside NCBI (Europe PMC, Unpaywall, PubTator, Crossref), each a
+ * PoliteClient with its own limiter, built on first use from the configuration (src/state.ts:
+ * getEuropePmc(), getUnpaywall(), getPubtator(), getCrossref()). Their requests and the reading
+ * of their replies are their folders' (src/europepmc, src/unpaywall, src/pubtator, src/crossref),
+ * which take the client as a parameter. They share one response cache (keys carry the service),
+ * sized like NCBI's (NCBI_CACHE_MAX_MB), and NCBI's retry count, timeout and deadline. The PMC ID
+ * Converter is NCBI's and goes through EutilsClient.idconv, under NCBI's limiter.
  *
  * Rates: PubTator3 asks for at most 3 requests per second
  * (https://www.ncbi.nlm.nih.gov/research/pubtator3/api); Europe PMC and Unpaywall publish no

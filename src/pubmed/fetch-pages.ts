@@ -1,11 +1,10 @@
 /**
- * pubmed_fetch pages by record (src/tools/answer.ts): parsed articles one by one, and NCBI's raw
- * text cut between records (a `<PubmedArticle>` or `<PubmedBookArticle>` element of full_xml, a
- * MEDLINE record of medline_text), so a page of raw text is still a well-formed reply. The call
- * for the rest names the records left out by PMID.
+ * pubmed_fetch pages by record (src/paging.ts; src/tools/answer.ts cuts the answer): parsed
+ * articles one by one, and NCBI's raw text cut between records (a `<PubmedArticle>` or
+ * `<PubmedBookArticle>` element of full_xml, a MEDLINE record of medline_text), so a page of raw
+ * text is still a well-formed reply. The call for the rest names the records left out by PMID.
  */
-import type { Pages } from "../tools/answer.js";
-import { sameArguments } from "../tools/answer.js";
+import { sameArguments, type Pages } from "../paging.js";
 
 interface FetchResult {
   articles?: readonly { pmid: string }[];

@@ -2,20 +2,17 @@
  * pubmed_fetch: EFetch by PMID list or by history (WebEnv + query_key), parsed or raw.
  */
 import { setImmediate as macrotask } from "node:timers/promises";
-import { EFETCH_ARTICLES } from "../live/live-thread.js";
+import type { EFetchTarget } from "../ncbi/eutils.js";
+import { linkNotices, mergeNotices, noticesFromArticle } from "../ncbi/notices.js";
 import type { Article } from "../ncbi/types.js";
 import { getEutils } from "../state.js";
-import { withCrossrefNotices } from "../crossref/crossref.js";
-import { linkNotices, mergeNotices, noticesFromArticle } from "../ncbi/notices.js";
+import { withCrossrefNotices } from "../trust/notices.js";
 import { articleOutput, type ArticleOutput } from "./article-output.js";
 
 export type DetailLevel = "abstract_plus" | "full_xml" | "medline_text" | "citation_data";
 
-export type FetchTarget =
-  { pmids: string[] } | { webEnv: string; queryKey: string; retstart: number; retmax: number };
-
 export interface FetchInput {
-  target: FetchTarget;
+  target: EFetchTarget;
   detailLevel: DetailLevel;
   includeMeshTerms: boolean;
   includeGrantInfo: boolean;
@@ -38,27 +35,17 @@ export type FetchOutput =
 
 /** Fetches and parses records; shared by pubmed_fetch, pubmed_cite and the corpus sync. */
 export async function fetchArticles(
-  target: FetchTarget,
+  target: EFetchTarget,
   signal: AbortSignal,
 ): Promise<{ articles: Article[]; details: EFetchDetails }> {
-  const params = efetchParams(target, "xml");
-  const res = await getEutils().requestParsed("efetch", params, EFETCH_ARTICLES, { signal });
+  const res = await getEutils().efetchArticles(target, { signal });
   return { articles: res.value, details: { urls: [res.url], requestMethod: res.method } };
 }
 
-function efetchParams(target: FetchTarget, retmode: "xml" | "text") {
-  const base = { db: "pubmed", retmode, ...(retmode === "text" ? { rettype: "medline" } : {}) };
-  if ("pmids" in target) return { ...base, id: target.pmids };
-  return {
-    ...base,
-    WebEnv: target.webEnv,
-    query_key: target.queryKey,
-    retstart: target.retstart,
-    retmax: target.retmax,
-  };
-}
-
-export function notFound(requested: string[], articles: Pick<Article, "pmid">[]): string[] {
+export function notFound(
+  requested: readonly string[],
+  articles: Pick<Article, "pmid">[],
+): string[] {
   const found = new Set(articles.map((a) => a.pmid));
   return requested.filter((p) => !found.has(p));
 }
@@ -66,8 +53,8 @@ export function notFound(requested: string[], articles: Pick<Article, "pmid">[])
 export async function fetchPubmed(input: FetchInput, signal: AbortSignal): Promise<FetchOutput> {
   const { target, detailLevel } = input;
   if (detailLevel === "full_xml" || detailLevel === "medline_text") {
-    const retmode = detailLevel === "full_xml" ? "xml" : "text";
-    const res = await getEutils().request("efetch", efetchParams(target, retmode), { signal });
+    const format = detailLevel === "full_xml" ? "xml" : "medline";
+    const res = await getEutils().efetchText(target, format, { signal });
     return {
       detailLevel,
       text: res.body,

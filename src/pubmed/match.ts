@@ -1,7 +1,6 @@
 /**
  * pubmed_match_citations: ECitMatch, one line per citation, answered per key.
  */
-import { formatECitMatchBdata, parseECitMatch } from "../ncbi/parse/ecitmatch.js";
 import { getEutils } from "../state.js";
 
 export interface CitationQuery {
@@ -24,12 +23,8 @@ export async function matchCitations(
   // NCBI gets our own keys (k0, k1, …): a user key with "|" or edge spaces would not survive
   // the bdata line format, so answers are mapped back by position.
   const lines = citations.map((c, i) => ({ ...c, key: `k${i}` }));
-  const res = await getEutils().request(
-    "ecitmatch",
-    { db: "pubmed", retmode: "xml", bdata: formatECitMatchBdata(lines) },
-    { signal },
-  );
-  const byKey = new Map(parseECitMatch(res.body).map((line) => [line.key, line.answer.trim()]));
+  const { value: answers } = await getEutils().ecitmatch(lines, { signal });
+  const byKey = new Map(answers.map((line) => [line.key, line.answer.trim()]));
   return {
     results: citations.map(({ key }, i) => {
       const answer = byKey.get(`k${i}`) ?? "";

@@ -4,10 +4,9 @@
  * citations/references of the record stand in, and the answer says so (`source`, `note`).
  */
 import { RateLimitError, UpstreamError } from "../errors.js";
+import type { EuropePmcLinks } from "../europepmc/europepmc.js";
+import { europePmcLinks } from "../literature/reading.js";
 import { isoFromPubDate } from "../ncbi/dates.js";
-import { parseELink } from "../ncbi/parse/elink.js";
-import { parseESummary } from "../ncbi/parse/esummary.js";
-import { europePmcLinks } from "../literature/services.js";
 import { getEutils } from "../state.js";
 
 export type Relationship = "similar" | "cited_by" | "references";
@@ -46,19 +45,15 @@ export async function relatedArticles(
 ): Promise<RelatedOutput> {
   const eutils = getEutils();
   const linkName = LINK_NAME[relationship];
-  const res = await eutils.request(
-    "elink",
+  const { value: parsed } = await eutils.elink(
     {
-      dbfrom: "pubmed",
-      db: "pubmed",
-      id: pmid,
+      ids: [pmid],
       linkname: linkName,
       // Only "similar" links carry relevance scores; neighbor_score asks for them.
       cmd: relationship === "similar" ? "neighbor_score" : "neighbor",
     },
     { signal },
   );
-  const parsed = parseELink(res.body);
   const links = (parsed.linkSets.find((s) => s.linkName === linkName)?.links ?? []).filter(
     (l) => l.pmid !== pmid, // NCBI lists the article itself as its own best "similar" match
   );
@@ -68,12 +63,11 @@ export async function relatedArticles(
   const top = links.slice(0, maxResults);
   const related: RelatedArticle[] = [];
   if (top.length > 0) {
-    const sum = await eutils.request(
-      "esummary",
-      { db: "pubmed", id: top.map((l) => l.pmid), version: "2.0" },
+    const { value: sum } = await eutils.esummary(
+      top.map((l) => l.pmid),
       { signal },
     );
-    const byPmid = new Map(parseESummary(sum.body).summaries.map((s) => [s.pmid, s]));
+    const byPmid = new Map(sum.summaries.map((s) => [s.pmid, s]));
     for (const link of top) {
       const s = byPmid.get(link.pmid);
       related.push({
@@ -103,7 +97,7 @@ async function fromEuropePmc(
   const what = relationship === "cited_by" ? "cited-by" : "reference";
   const none = `PubMed (ELink) has no ${what} links for PMID ${pmid}`;
   const kind = relationship === "cited_by" ? "citations" : "references";
-  let found: Awaited<ReturnType<typeof europePmcLinks>>;
+  let found: EuropePmcLinks;
   try {
     found = await europePmcLinks(pmid, kind, { signal, pageSize: maxResults });
   } catch (err) {

@@ -3,12 +3,10 @@
  */
 import { ValidationError } from "../errors.js";
 import { isoFromPubDate } from "../ncbi/dates.js";
-import { parseESearch } from "../ncbi/parse/esearch.js";
-import { parseESummary } from "../ncbi/parse/esummary.js";
+import { linkNotices, mergeNotices, noticesFromArticle, type Notice } from "../ncbi/notices.js";
 import type { BriefSummary } from "../ncbi/types.js";
 import { getEutils } from "../state.js";
-import { withCrossrefNotices } from "../crossref/crossref.js";
-import { linkNotices, mergeNotices, noticesFromArticle, type Notice } from "../ncbi/notices.js";
+import { withCrossrefNotices } from "../trust/notices.js";
 
 export type SortOrder = "relevance" | "pub_date" | "author" | "journal";
 
@@ -74,25 +72,19 @@ export async function searchPubmed(input: SearchInput, signal: AbortSignal): Pro
       : {};
   const eutils = getEutils();
   const params = {
-    db: "pubmed",
+    db: "pubmed" as const,
     term,
     retmax: input.maxResults,
     retstart: input.offset,
     ...(input.sort ? { sort: SORT_PARAM[input.sort] } : {}),
     ...dates,
   };
-  const res = await eutils.request("esearch", params, { signal });
-  const found = parseESearch(res.body);
+  const { value: found, url } = await eutils.esearch(params, { signal });
   const warnings = [...found.warnings, ...meshHint(found.warnings)];
   let briefSummaries: SummaryOutput[] = [];
   const summaryIds = found.ids.slice(0, input.fetchBriefSummaries);
   if (summaryIds.length > 0) {
-    const sum = await eutils.request(
-      "esummary",
-      { db: "pubmed", id: summaryIds, version: "2.0" },
-      { signal },
-    );
-    const parsed = parseESummary(sum.body);
+    const { value: parsed } = await eutils.esummary(summaryIds, { signal });
     for (const e of parsed.errors) warnings.push(`No summary for PMID ${e.uid}: ${e.message}`);
     const withNotices = await summaryNotices(parsed.summaries, signal);
     if (withNotices.warning !== undefined) warnings.push(withNotices.warning);
@@ -114,7 +106,7 @@ export async function searchPubmed(input: SearchInput, signal: AbortSignal): Pro
     briefSummaries,
     queryTranslation: found.queryTranslation,
     warnings,
-    eSearchUrl: res.url,
+    eSearchUrl: url,
   };
 }
 

@@ -1,7 +1,6 @@
 /**
  * pubmed_spell: ESpell suggestions for a query.
  */
-import { parseESpell } from "../ncbi/parse/espell.js";
 import { getEutils } from "../state.js";
 
 export interface SpellOutput {
@@ -11,8 +10,7 @@ export interface SpellOutput {
 }
 
 export async function spellCheck(query: string, signal: AbortSignal): Promise<SpellOutput> {
-  const res = await getEutils().request("espell", { db: "pubmed", term: query }, { signal });
-  const parsed = parseESpell(res.body);
+  const { value: parsed } = await getEutils().espell(query, { signal });
   // ESpell answers an empty CorrectedQuery when it has nothing to suggest.
   const corrected = parsed.corrected.trim() || query;
   return {

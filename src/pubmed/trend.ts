@@ -5,7 +5,6 @@
  * first (loading it).
  */
 import { liveThread } from "../live/live-thread.js";
-import { parseESearch } from "../ncbi/parse/esearch.js";
 import { getEutils } from "../state.js";
 
 export interface TrendOutput {
@@ -24,8 +23,7 @@ export async function publicationTrend(
   // All years are queued at once; the client's limiter keeps them inside NCBI's rate.
   const counts = await Promise.all(
     years.map(async (year) => {
-      const res = await eutils.request(
-        "esearch",
+      const { value: found } = await eutils.esearch(
         {
           db: "pubmed",
           term: query,
@@ -36,7 +34,7 @@ export async function publicationTrend(
         },
         { signal },
       );
-      return { year, count: parseESearch(res.body).count };
+      return { year, count: found.count };
     }),
   );
   return { query, counts };

@@ -10,7 +10,8 @@
  * JavaScript string indices).
  */
 import { z } from "zod";
-import { UpstreamError } from "../errors.js";
+import { UpstreamError, ValidationError } from "../errors.js";
+import type { PoliteClient } from "../net/polite-client.js";
 import { compact, count, isRecord, list, str, type Json } from "../net/reply.js";
 
 const SERVICE = "PubTator";
@@ -64,6 +65,36 @@ export interface PubtatorOptions {
   maxMentions?: number;
   maxOffsets?: number;
   maxEntities?: number;
+}
+
+/** PubTator's export takes at most this many PMIDs per request. */
+export const PUBTATOR_MAX_PMIDS = 100;
+
+/**
+ * PubTator3's BioC JSON export for up to 100 PMIDs through its polite client (src/net/clients.ts),
+ * annotations grouped per entity. `fullText` asks for the PMC passages where PubTator has them.
+ * An empty export means nothing was found.
+ */
+export async function fetchPubtatorExport(
+  client: PoliteClient,
+  pmids: readonly string[],
+  fullText: boolean,
+  opts: Omit<PubtatorOptions, "fullText"> & { signal?: AbortSignal } = {},
+): Promise<{ articles: AnnotatedArticle[]; notFound: string[] }> {
+  const bad = pmids.findIndex((p) => !/^\d{1,9}$/.test(p));
+  if (bad !== -1) {
+    throw new ValidationError(`pmids[${bad}] must be digits, e.g. "22663011".`);
+  }
+  if (pmids.length === 0 || pmids.length > PUBTATOR_MAX_PMIDS) {
+    throw new ValidationError(`pmids must list 1–${PUBTATOR_MAX_PMIDS} PMIDs.`);
+  }
+  const { signal, ...limits } = opts;
+  const reply = await client.request(
+    "publications/export/biocjson",
+    { pmids: pmids.join(","), full: fullText ? "true" : undefined },
+    { signal, accept: "json", label: "export", emptyOk: true },
+  );
+  return parsePubtatorExport(reply.body, { ...limits, fullText }, pmids);
 }
 
 /** Reads an export; `requested` PMIDs that PubTator did not return are listed in notFound. */

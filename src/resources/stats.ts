@@ -4,7 +4,6 @@
  * pubmed_related can follow). The E-utilities client caches EInfo for 24 h, so repeated reads
  * cost NCBI nothing; the resources test checks the fake NCBI sees one request for two reads.
  */
-import { parseEInfo } from "../ncbi/parse/einfo.js";
 import { getEutils } from "../state.js";
 import { defineResource } from "./resource.js";
 
@@ -18,8 +17,7 @@ export const statsResource = defineResource({
   read: async () => {
     // The client's own deadline (NCBI_DEADLINE_MS) applies, registered with the limiter so a long
     // NCBI pause fails the read at once with RATE_LIMIT.
-    const res = await getEutils().request("einfo", { db: "pubmed" });
-    const info = parseEInfo(res.body);
+    const { value: info } = await getEutils().einfo("pubmed");
     return JSON.stringify(
       {
         dbName: info.dbName,

@@ -1,7 +1,7 @@
 /**
  * The sources a review reads on the MCP thread, where their clients live (Europe PMC, the ID
- * converter, ELink): each returns PMIDs or candidates for the corpus worker to fetch, deduplicate
- * and store (./add.ts). Only replies of a few hundred kilobytes are read here; the bulk of a
+ * converter, ELink; the review_add tool passes them in): each returns PMIDs or candidates for the
+ * corpus worker to fetch, deduplicate and store (./add.ts). Only replies of a few hundred kilobytes are read here; the bulk of a
  * review (EFetch of thousands of records) is fetched and parsed in the worker.
  */
 import { AppError, ValidationError } from "../errors.js";
@@ -10,9 +10,10 @@ import { parseELink } from "../ncbi/parse/elink.js";
 import { parseESearch } from "../ncbi/parse/esearch.js";
 import { plainText } from "../europepmc/europepmc.js";
 import { classifyIds, MAX_IDS_PER_CALL } from "../ncbi/idconv.js";
+import type { EutilsClient } from "../ncbi/client.js";
+import type { PoliteClient } from "../net/polite-client.js";
 import { isRecord, list, parseJsonReply, str, type Json } from "../net/reply.js";
-import { convertClassified, europePmcLinks } from "../literature/services.js";
-import { getEuropePmc, getEutils } from "../state.js";
+import { convertClassified, europePmcLinks } from "../literature/reading.js";
 import { normaliseDoi } from "../store/review-keys.js";
 import type { Candidate } from "../store/review-types.js";
 
@@ -119,6 +120,7 @@ export function europePmcRecord(r: Json): Candidate | null {
  * cursor. `onPage` reports progress.
  */
 export async function europePmcCandidates(
+  europePmc: PoliteClient,
   query: string,
   max: number,
   signal: AbortSignal,
@@ -128,7 +130,7 @@ export async function europePmcCandidates(
   let cursor = "*";
   let hitCount = 0;
   while (candidates.length < max) {
-    const reply = await getEuropePmc().request(
+    const reply = await europePmc.request(
       "search",
       {
         query,
@@ -163,6 +165,7 @@ const DOI_SEARCH_BATCH = 20;
  * DOIs: whether each was found shows only once the records are fetched (./add.ts addPmids).
  */
 export async function pmidsOfIds(
+  eutils: EutilsClient,
   ids: readonly string[],
   signal: AbortSignal,
 ): Promise<{ pmids: string[]; unmatched: string[]; searched: string[] }> {
@@ -184,7 +187,7 @@ export async function pmidsOfIds(
   }
   for (let i = 0; i < dois.length; i += DOI_SEARCH_BATCH) {
     const batch = dois.slice(i, i + DOI_SEARCH_BATCH);
-    const reply = await getEutils().request(
+    const reply = await eutils.request(
       "esearch",
       {
         db: "pubmed",
@@ -203,6 +206,7 @@ export async function pmidsOfIds(
  * Europe PMC standing in for the records ELink has no links for (as pubmed_related does).
  */
 export async function citationPmids(
+  eutils: EutilsClient,
   included: readonly string[],
   direction: "backward" | "forward",
   signal: AbortSignal,
@@ -221,7 +225,7 @@ export async function citationPmids(
   const unlinked: string[] = [];
   for (let i = 0; i < included.length; i += ELINK_BATCH) {
     const ids = included.slice(i, i + ELINK_BATCH);
-    const reply = await getEutils().request(
+    const reply = await eutils.request(
       "elink",
       { dbfrom: "pubmed", db: "pubmed", id: ids.join(","), linkname: linkName, cmd: "neighbor" },
       { signal },

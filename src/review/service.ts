@@ -1,10 +1,11 @@
 /**
- * The review operations as the corpus worker runs them (src/worker/ops.ts): each opens the
- * corpus store, checks the review exists and delegates to the repository (src/store/reviews.ts),
- * the adders (./add.ts), the screener (./screen.ts) and the writers (./export.ts, ./prisma.ts).
+ * The review operations as the corpus worker runs them (src/worker/ops.ts), on the corpus stores
+ * it passes in: each checks the review exists and delegates to the repository
+ * (src/store/reviews.ts), the adders (./add.ts), the screener (./screen.ts) and the writers
+ * (./export.ts, ./prisma.ts).
  */
+import type { Corpus } from "../corpus/runtime.js";
 import type { EutilsClient } from "../ncbi/client.js";
-import { getCorpus, getEutils } from "../state.js";
 import { readExport } from "../store/exports.js";
 import {
   countExport,
@@ -41,21 +42,25 @@ import type {
 export interface ReviewOpContext {
   signal: AbortSignal;
   progress?: AddContext["progress"];
-  eutils?: EutilsClient;
+  /** The open stores of the thread running the operation. */
+  corpus: Corpus;
+  /** The client for the operation's requests (the worker's for this call). */
+  eutils: EutilsClient;
 }
 
-async function db() {
-  return (await getCorpus()).store.db;
+/** The metadata store of the open corpus. */
+const db = (corpus: Pick<Corpus, "store">) => corpus.store.db;
+
+function addContext(ctx: ReviewOpContext): AddContext {
+  const { corpus, eutils, signal, progress } = ctx;
+  return { store: corpus.store, eutils, signal, progress };
 }
 
-async function addContext(ctx: ReviewOpContext, reviewId: string): Promise<AddContext> {
-  const { store } = await getCorpus();
-  await requireReview(store.db, reviewId);
-  return { store, eutils: ctx.eutils ?? getEutils(), signal: ctx.signal, progress: ctx.progress };
-}
-
-export async function createReview(input: { name: string; question: string; criteria: string }) {
-  const review = await insertReview(await db(), input);
+export async function createReview(
+  corpus: Corpus,
+  input: { name: string; question: string; criteria: string },
+) {
+  const review = await insertReview(db(corpus), input);
   return { review_id: review.id, name: review.name, created_at: review.created_at };
 }
 
@@ -70,7 +75,8 @@ export async function addToReview(
   reviewId: string,
   req: AddRequest,
 ): Promise<AddResult> {
-  const add = await addContext(ctx, reviewId);
+  await requireReview(db(ctx.corpus), reviewId);
+  const add = addContext(ctx);
   switch (req.source) {
     case "pubmed":
       return addPubmedSearch(add, reviewId, req.term, req.maxRecords);
@@ -85,30 +91,24 @@ export async function addToReview(
 }
 
 export async function exportPubmedRecords(ctx: ReviewOpContext, input: PubmedExportInput) {
-  const { store } = await getCorpus();
-  const add = {
-    store,
-    eutils: ctx.eutils ?? getEutils(),
-    signal: ctx.signal,
-    progress: ctx.progress,
-  };
-  return exportPubmed(add, input);
+  return exportPubmed(addContext(ctx), input);
 }
 
-export async function readStoredExport(id: string) {
-  return readExport(await db(), id);
+export async function readStoredExport(corpus: Corpus, id: string) {
+  return readExport(db(corpus), id);
 }
 
-export async function screenReview(reviewId: string, stage: Stage, limit: number) {
-  return screen(await db(), reviewId, stage, limit);
+export async function screenReview(corpus: Corpus, reviewId: string, stage: Stage, limit: number) {
+  return screen(db(corpus), reviewId, stage, limit);
 }
 
 export async function decideReview(
+  corpus: Corpus,
   reviewId: string,
   decisions: readonly DecisionInput[],
   stage: Stage,
 ): Promise<{ recorded: number; unchanged: number; progress: Progress }> {
-  const store = await db();
+  const store = db(corpus);
   await requireReview(store, reviewId);
   const withStage = decisions.map((d) => ({ ...d, stage: d.stage ?? stage }));
   const stages = new Set(withStage.map((d) => d.stage));
@@ -120,8 +120,8 @@ export async function decideReview(
   return { ...r, progress: cached ?? (await progressOf(store, reviewId, shown)) };
 }
 
-export async function reviewStatus(reviewId: string | undefined) {
-  const store = await db();
+export async function reviewStatus(corpus: Corpus, reviewId: string | undefined) {
+  const store = db(corpus);
   if (reviewId === undefined) {
     const reviews = await listReviews(store);
     return {
@@ -156,10 +156,11 @@ export async function reviewStatus(reviewId: string | undefined) {
 }
 
 export async function markFullText(
+  corpus: Corpus,
   reviewId: string,
   entries: ReadonlyArray<{ id: string; available: boolean }>,
 ) {
-  const store = await db();
+  const store = db(corpus);
   await requireReview(store, reviewId);
   await setFullTextAvailability(store, reviewId, entries);
 }
@@ -168,8 +169,8 @@ export async function markFullText(
 const MAX_NOTICED = 50;
 
 /** The PMIDs of the review's included records (citation searching starts from them). */
-export async function includedPmids(reviewId: string): Promise<string[]> {
-  const store = await db();
+export async function includedPmids(corpus: Corpus, reviewId: string): Promise<string[]> {
+  const store = db(corpus);
   await requireReview(store, reviewId);
   return includedRecordPmids(store, reviewId);
 }
@@ -182,13 +183,13 @@ const EXPORT_PAGE = 1_000;
  * which reads it without that bound up to MAX_EXPORT_RECORDS).
  */
 export async function exportReview(
-  ctx: Pick<ReviewOpContext, "signal">,
+  ctx: Pick<ReviewOpContext, "signal" | "corpus">,
   reviewId: string,
   format: ExportFormat,
   which: ExportWhich,
   maxBytes: number,
 ): Promise<{ count: number; bytes: number; text?: string }> {
-  const store = await db();
+  const store = db(ctx.corpus);
   await requireReview(store, reviewId);
   const count = await countExport(store, reviewId, which);
   const writer = exportWriter(format);

@@ -7,7 +7,7 @@
  */
 import { StoreError } from "../errors.js";
 import { log } from "../log.js";
-import type { Store } from "./db.js";
+import type { Store } from "./handle.js";
 import { abandonRunningJobs, runningJobKeys } from "./jobs.js";
 import { withQueryKeyLock } from "./locks.js";
 

@@ -5,7 +5,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { Kysely, Migrator, PostgresDialect, sql, type CompiledQuery } from "kysely";
+import { Kysely, Migrator, PostgresDialect, sql } from "kysely";
 import type { Extensions } from "@electric-sql/pglite";
 import pg from "pg";
 import { StoreError } from "../errors.js";
@@ -17,54 +17,15 @@ import { encodeBeforeBind, pipelined } from "./pglite-pipeline.js";
 import { startPglite } from "./pglite-template.js";
 import { YieldAfterStatement, afterStatement } from "./yield-plugin.js";
 import type { Database } from "./schema.js";
+import type { Maintenance, PreparedRead, Store } from "./handle.js";
 import { storeCall, toStoreError } from "./store-errors.js";
 
-export interface Store {
-  db: Kysely<Database>;
-  kind: "postgres" | "pglite";
-  /** The pgvector extension is loaded in this database (always on PGlite unless disabled). */
-  hasPgvector: boolean;
-  /**
-   * PGlite only (one process holds the data directory, so every writer is in it): the commits of
-   * the chunk tables counted in memory by the pgvector adapters on this store, so a search knows
-   * whether its index is behind without a round trip (vectors/pgvector-lexical.ts).
-   */
-  localWrites?: { gen: number; resets: number };
-  /** A cheap round trip, for readiness probes. Throws StoreError when the database is unusable. */
-  ping(): Promise<void>;
-  /**
-   * Runs a hot read (search's payload read) that the store may prepare once per connection:
-   * on PGlite a named statement, parsed and planned once (about a third of a short read's cost
-   * there, planning's file-size lookups included); on a server an ordinary query, as poolers in
-   * transaction mode need. One name, one text. Errors are the driver's, as db's are.
-   */
-  read: PreparedRead;
-  /**
-   * Housekeeping after bulk writes, which a server's background workers would otherwise do and
-   * PGlite (one process, no autovacuum, no checkpointer) never does by itself. `checkpoint` (PGlite
-   * only) lets Postgres recycle its write-ahead log, which else grows by gigabytes in a large sync;
-   * `analyze` refreshes the planner's statistics, which nothing else would ever gather there, and
-   * on PGlite vacuums the tables with many dead rows (autovacuum's threshold).
-   */
-  maintain(what: Maintenance): Promise<void>;
-  /**
-   * maintain(what) once the caller's current work is done (it starts after the current turn of
-   * the event loop, one at a time), for housekeeping nobody needs to wait for: a sync answers
-   * once its records are committed. The promise settles when it is done and never rejects (a
-   * failure is logged). close() waits for what was asked before it; nothing asked after it runs.
-   */
-  maintainLater(what: Maintenance): Promise<void>;
-  /** Settles once the maintenance asked for so far (maintainLater) is done. */
-  idle(): Promise<void>;
-  close(): Promise<void>;
-}
+export type { Maintenance, PreparedRead, Store } from "./handle.js";
 
 /** node-postgres's own encoding of a parameter (what its Bind applies to each value). */
 const { prepareValue } = createRequire(import.meta.url)("pg/lib/utils.js") as {
   prepareValue: (value: unknown) => unknown;
 };
-
-export type PreparedRead = <R>(name: string, query: CompiledQuery<R>) => Promise<R[]>;
 
 /**
  * Store.read on one session (PGlite's pool of one client): named statements, prepared once.
@@ -88,11 +49,6 @@ export function namedReads(pool: pg.Pool): PreparedRead {
       await afterStatement();
     }
   };
-}
-
-export interface Maintenance {
-  checkpoint?: boolean;
-  analyze?: boolean;
 }
 
 export interface OpenStoreOptions {

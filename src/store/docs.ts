@@ -12,6 +12,7 @@ import type { Database, DocumentsTable } from "./schema.js";
 import { storeCall } from "./store-errors.js";
 import { inTransaction } from "./tx.js";
 
+/** The evidence-quality score of a document (computed by src/corpus/quality.ts; docs/corpus.md). */
 export interface Quality {
   design: number;
   recency: number;

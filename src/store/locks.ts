@@ -18,7 +18,7 @@ import { sql, type Kysely } from "kysely";
 import { StoreError } from "../errors.js";
 import { sleep } from "../sleep.js";
 import { log } from "../log.js";
-import type { Store } from "./db.js";
+import type { Store } from "./handle.js";
 import type { Database } from "./schema.js";
 import { toStoreError } from "./store-errors.js";
 

@@ -8,6 +8,9 @@
  */
 import { z } from "zod";
 import { ValidationError } from "../errors.js";
+import { sameArguments, type Pages } from "../paging.js";
+
+export { sameArguments, type Pages };
 
 /** `more` on a paged answer: the records left out and the call that returns them. */
 export const moreSchema = z.object({
@@ -18,16 +21,6 @@ export const moreSchema = z.object({
 export type More = z.output<typeof moreSchema>;
 
 type Json = Record<string, unknown>;
-
-/** How a tool's result splits into records (its answer order) for paging. */
-export interface Pages<A = Json, R = Json> {
-  /** The records, each as its own JSON-able value. */
-  items: (result: R) => readonly unknown[];
-  /** The result holding only the first `k` records (everything else unchanged). */
-  keep: (result: R, k: number) => R;
-  /** Arguments of the call that returns the records from `k` on. */
-  rest: (args: A, result: R, k: number) => Record<string, unknown>;
-}
 
 /** Pages over one array field of the result. */
 export function arrayPages(
@@ -40,11 +33,6 @@ export function arrayPages(
     keep: (result, k) => ({ ...result, [field]: list(result).slice(0, k) }),
     rest: (args, result, k) => rest(args, list(result).slice(k)),
   };
-}
-
-/** The call's arguments as a client would send them again: defaults kept, undefined dropped. */
-export function sameArguments(args: object, change: Record<string, unknown>) {
-  return JSON.parse(JSON.stringify({ ...args, ...change })) as Record<string, unknown>;
 }
 
 const bytes = (text: string) => Buffer.byteLength(text, "utf8");

@@ -6,12 +6,12 @@
  * ("1286-93" = "1286-1293"); years by the issue's year or, for an article published online first,
  * its Entrez year just before.
  */
+import { normalizeDoi } from "../ncbi/ids.js";
 import type { Article } from "../ncbi/types.js";
 import type { ParsedReference } from "./reference-parse.js";
 import {
   fold,
   nameKey,
-  normalizeDoi,
   pageRange,
   titleSimilarity,
   wordSimilarity,

@@ -12,7 +12,8 @@
  * misread can make a true reference a mismatch but never an invented one verified (a title, or a
  * DOI or PMID, must still match a PubMed record). BibTeX and RIS entries: ./reference-tagged.ts.
  */
-import { initialsOf, normalizeDoi, type RefAuthor } from "./reference-text.js";
+import { normalizeDoi } from "../ncbi/ids.js";
+import { initialsOf, type RefAuthor } from "./reference-text.js";
 
 export interface ParsedReference {
   authors: RefAuthor[];

@@ -9,7 +9,8 @@ import {
   parseFreeText,
   type ParsedReference,
 } from "./reference-parse.js";
-import { initialsOf, normalizeDoi, type RefAuthor } from "./reference-text.js";
+import { normalizeDoi } from "../ncbi/ids.js";
+import { initialsOf, type RefAuthor } from "./reference-text.js";
 
 /** LaTeX accents and escapes as BibTeX writes them: {\"o} → ö, \'{e} → é, \& → &. */
 const ACCENTS: Record<string, string> = {

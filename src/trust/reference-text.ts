@@ -129,12 +129,3 @@ export function initialsOf(given: string): string {
   if (/^\p{Lu}{1,4}$/u.test(g)) return g;
   return (g.match(/\p{L}+/gu) ?? []).map((part) => [...part][0]!.toUpperCase()).join("");
 }
-
-/** A DOI as compared: lowercase, no resolver prefix, no trailing punctuation. */
-export function normalizeDoi(doi: string): string {
-  return doi
-    .trim()
-    .replace(/^(?:https?:\/\/(?:dx\.)?doi\.org\/|doi:\s*)/i, "")
-    .replace(/[.,;:)\]}>]+$/, "")
-    .toLowerCase();
-}

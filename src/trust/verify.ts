@@ -16,13 +16,10 @@
  * rate allows.
  */
 import { ValidationError } from "../errors.js";
-import { formatECitMatchBdata, parseECitMatch } from "../ncbi/parse/ecitmatch.js";
-import { EFETCH_ARTICLES } from "../live/live-thread.js";
-import { parseESearch } from "../ncbi/parse/esearch.js";
+import { linkNotices, mergeNotices, noticesFromArticle, type Notice } from "../ncbi/notices.js";
 import type { Article } from "../ncbi/types.js";
 import { getEutils } from "../state.js";
-import { withCrossrefNotices } from "../crossref/crossref.js";
-import { linkNotices, mergeNotices, noticesFromArticle, type Notice } from "../ncbi/notices.js";
+import { withCrossrefNotices } from "./notices.js";
 import {
   agreements,
   bestTitleSimilarity,
@@ -134,8 +131,7 @@ function searchClauses(ref: ParsedReference): string[] {
 }
 
 async function search(clauses: string[], signal: AbortSignal): Promise<string[]> {
-  const res = await getEutils().request(
-    "esearch",
+  const { value: found } = await getEutils().esearch(
     {
       db: "pubmed",
       term: clauses.join(" OR "),
@@ -143,7 +139,7 @@ async function search(clauses: string[], signal: AbortSignal): Promise<string[]>
     },
     { signal },
   );
-  return parseESearch(res.body).ids;
+  return found.ids;
 }
 
 interface CitLine {
@@ -171,17 +167,12 @@ function citLine(item: Item): CitLine | undefined {
 }
 
 async function citMatch(lines: CitLine[], signal: AbortSignal): Promise<Map<number, string>> {
-  const res = await getEutils().request(
-    "ecitmatch",
-    {
-      db: "pubmed",
-      retmode: "xml",
-      bdata: formatECitMatchBdata(lines.map((l, i) => ({ ...l, key: `k${i}` }))),
-    },
+  const { value: answers } = await getEutils().ecitmatch(
+    lines.map((l, i) => ({ ...l, key: `k${i}` })),
     { signal },
   );
   const found = new Map<number, string>();
-  for (const line of parseECitMatch(res.body)) {
+  for (const line of answers) {
     const at = Number(line.key.slice(1));
     const pmid = line.answer.trim();
     const item = lines[at]?.item;
@@ -192,16 +183,7 @@ async function citMatch(lines: CitLine[], signal: AbortSignal): Promise<Map<numb
 
 async function fetchRecords(pmids: string[], signal: AbortSignal): Promise<Map<string, Article>> {
   const batches = await Promise.all(
-    chunk(pmids, EFETCH_IDS).map((ids) =>
-      getEutils().requestParsed(
-        "efetch",
-        { db: "pubmed", retmode: "xml", id: ids },
-        EFETCH_ARTICLES,
-        {
-          signal,
-        },
-      ),
-    ),
+    chunk(pmids, EFETCH_IDS).map((ids) => getEutils().efetchArticles({ pmids: ids }, { signal })),
   );
   return new Map(batches.flatMap((b) => b.value).map((a) => [a.pmid, a]));
 }

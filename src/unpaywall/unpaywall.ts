@@ -5,7 +5,10 @@
  * keep the answer short.
  */
 import { z } from "zod";
-import { NotFoundError, UpstreamError } from "../errors.js";
+import { NotFoundError, UpstreamError, ValidationError } from "../errors.js";
+import { quoted } from "../excerpt.js";
+import { doiOf } from "../ncbi/idconv.js";
+import type { PoliteClient } from "../net/polite-client.js";
 import { compact, isRecord, parseJsonReply, str } from "../net/reply.js";
 
 const SERVICE = "Unpaywall";
@@ -92,4 +95,40 @@ function toLocation(loc: Record<string, unknown>): z.output<typeof oaLocationSch
     hostType: str(loc.host_type),
     repository: str(loc.repository_institution),
   });
+}
+
+export const UNPAYWALL_SKIPPED =
+  "UNPAYWALL_EMAIL is not set: Unpaywall requires an email address on every request, so this tier was skipped.";
+
+/**
+ * Unpaywall's best open-access location for a DOI (GET /{doi}?email=…; the email never appears
+ * in URLs returned or logged), through its polite client (src/net/clients.ts). `client` is
+ * undefined without UNPAYWALL_EMAIL: then `{ skipped }`, nothing sent. NotFoundError for a DOI
+ * Unpaywall does not know; ValidationError for what is not a DOI.
+ */
+export async function fetchUnpaywallRecord(
+  client: PoliteClient | undefined,
+  doi: string,
+  signal?: AbortSignal,
+): Promise<UnpaywallRecord | { skipped: string }> {
+  const bare = doiOf(doi);
+  if (bare === null) {
+    throw new ValidationError(
+      `${quoted(doi)} is not a DOI: a DOI must look like 10.<4–9 digits>/<suffix>, e.g. "10.1038/ng.590".`,
+    );
+  }
+  if (client === undefined) return { skipped: UNPAYWALL_SKIPPED };
+  const path = bare.split("/").map(encodeURIComponent).join("/");
+  const reply = await client.request(
+    path,
+    {},
+    {
+      signal,
+      accept: "json",
+      label: "DOI lookup",
+      okStatuses: [404, 422],
+    },
+  );
+  // Error bodies may quote the request's email back; it never reaches a message.
+  return parseUnpaywall(client.redact(reply.body), reply.status);
 }

@@ -1,10 +1,11 @@
 /**
  * The corpus operations as the tools, CLI, resources and notifications call them. Each one is
- * routed to the thread that owns the stores (the corpus worker; state.corpusHost) and runs there
- * as the service function of the same name (service.ts, service-reads.ts), so nothing here
- * costs the MCP loop more than a message. Signatures follow the service functions.
+ * routed to the thread that owns the stores (the corpus worker: getCorpusHost, ./process.ts) and
+ * runs there as the service function of the same name (src/corpus/service.ts, service-reads.ts),
+ * so nothing here costs the MCP loop more than a message. Signatures follow the service
+ * functions, less the stores and client the worker supplies.
  */
-import { getCorpusHost } from "../state.js";
+import { getCorpusHost } from "./process.js";
 import type { HostCallOptions } from "./host.js";
 import type * as service from "../corpus/service.js";
 import type { SyncInput } from "../corpus/sync.js";

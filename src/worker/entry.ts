@@ -1,5 +1,5 @@
 /**
- * The corpus worker thread: owns the stores (openCorpus through its own state) and runs the
+ * The corpus worker thread: owns the stores (stores.ts) and runs the
  * operations of ops.ts for the MCP thread, which only routes calls (client.ts). Everything
  * that costs CPU — the WASM store's open, sync's parsing and indexing, search — happens here.
  *
@@ -10,12 +10,12 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { Config } from "../config.js";
 import type { EutilsClient } from "../ncbi/client.js";
-import { log } from "../log.js";
+import { log, setLogLevel } from "../log.js";
 import { BACKGROUND_NICE, lowerThisThreadPriority } from "../threads.js";
-import { closeState, getCorpus, initState } from "../state.js";
-import { OPS, type OpContext, type OpName } from "./ops.js";
+import { runOp, type OpContext } from "./ops.js";
 import { toWire, type FromWorker, type ToWorker } from "./protocol.js";
 import { RemoteEutils } from "./remote-eutils.js";
+import { CorpusStores } from "./stores.js";
 
 const port = parentPort;
 if (!port) throw new Error("src/worker/entry.ts runs as a worker thread only");
@@ -23,20 +23,18 @@ lowerThisThreadPriority(BACKGROUND_NICE);
 
 const post = (msg: FromWorker) => port.postMessage(msg);
 const eutils = new RemoteEutils(port);
-await initState(workerData as Config, {
-  corpusThread: "inline",
-  eutils: eutils as unknown as EutilsClient,
-  // Two cores: searches score BM25 in a thread of their own while this one reads the store, and a
-  // sync prepares the next EFetch reply in another while this one writes the last.
-  corpus: { lexicalThread: true, prepareThread: true },
-});
+const config = workerData as Config;
+setLogLevel(config.logLevel);
+// Two cores: searches score BM25 in a thread of their own while this one reads the store, and a
+// sync prepares the next EFetch reply in another while this one writes the last.
+const stores = new CorpusStores(config, { lexicalThread: true, prepareThread: true });
 
 const running = new Map<number, { controller: AbortController; done: Promise<unknown> }>();
 
 /** Tells the MCP thread once per attempt whether the stores opened (for /readyz). */
 let watched: Promise<unknown> | undefined;
 function watchOpen(): void {
-  const attempt = getCorpus();
+  const attempt = stores.open();
   if (attempt === watched) return;
   watched = attempt;
   attempt.then(
@@ -46,19 +44,14 @@ function watchOpen(): void {
 }
 
 function call(id: number, op: string, args: unknown[]): void {
-  const fn = OPS[op as OpName] as
-    ((ctx: OpContext, ...a: unknown[]) => Promise<unknown>) | undefined;
   const controller = new AbortController();
-  const ctx: OpContext = {
+  const ctx: Omit<OpContext, "corpus"> = {
     signal: controller.signal,
     progress: (done, total, message) => post({ type: "progress", id, done, total, message }),
     eutils: eutils.forCall(id) as unknown as EutilsClient,
   };
   watchOpen();
-  const done = (async () => {
-    if (!fn) throw new Error(`unknown corpus operation ${op}`);
-    return fn(ctx, ...args);
-  })()
+  const done = runOp(op, args, ctx, stores)
     .then(
       (value) => post({ type: "result", id, value }),
       (err: unknown) => post({ type: "error", id, error: toWire(err) }),
@@ -70,7 +63,7 @@ function call(id: number, op: string, args: unknown[]): void {
 async function close(): Promise<void> {
   for (const r of running.values()) r.controller.abort();
   await Promise.allSettled([...running.values()].map((r) => r.done));
-  await closeState().catch((err: unknown) => log.warn("closing the corpus failed", { err }));
+  await stores.close().catch((err: unknown) => log.warn("closing the corpus failed", { err }));
   process.exit(0);
 }
 

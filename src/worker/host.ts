@@ -1,9 +1,11 @@
 /**
  * Where corpus operations run. The server uses the worker thread (worker/client.ts), so the MCP
- * loop only routes calls; the inline host runs them on the calling thread — the corpus worker's
- * own, and the bench's baseline of the former single-threaded server (`corpusThread: "inline"`).
+ * loop only routes calls; the inline host runs them on the calling thread: the bench's baseline
+ * of the former single-threaded server (`corpusThread: "inline"`, ./process.ts).
  */
+import type { EutilsClient } from "../ncbi/client.js";
 import type { OpArgs, OpName, OpResult } from "./ops.js";
+import type { CorpusStores } from "./stores.js";
 
 export interface HostCallOptions {
   signal?: AbortSignal;
@@ -25,11 +27,15 @@ export interface CorpusHost {
   close(): Promise<void>;
 }
 
-/** Runs the operations on this thread, opening the stores through `opened` (state.corpus). */
+/** Runs the operations on this thread, on stores it opens itself (./stores.ts). */
 export class InlineCorpusHost implements CorpusHost {
   private state: CorpusStatus = { status: "idle" };
 
-  constructor(private readonly opened: () => Promise<unknown>) {}
+  constructor(
+    private readonly stores: CorpusStores,
+    /** This thread's E-utilities client, read per call (tests swap the state's client). */
+    private readonly eutils: () => EutilsClient,
+  ) {}
 
   status(): CorpusStatus {
     return this.state;
@@ -45,18 +51,20 @@ export class InlineCorpusHost implements CorpusHost {
     opts: HostCallOptions = {},
   ): Promise<OpResult<K>> {
     this.track();
-    const { OPS } = await import("./ops.js");
-    const fn = OPS[op] as (ctx: unknown, ...a: unknown[]) => Promise<OpResult<K>>;
+    const { runOp } = await import("./ops.js");
     const signal = opts.signal ?? new AbortController().signal;
-    return fn({ signal, progress: opts.onProgress }, ...(args as unknown[]));
+    const ctx = { signal, progress: opts.onProgress, eutils: this.eutils() };
+    return (await runOp(op, args, ctx, this.stores)) as OpResult<K>;
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    await this.stores.close();
+  }
 
   private track(): void {
     if (this.state.status === "open" || this.state.status === "opening") return;
     this.state = { status: "opening" };
-    this.opened().then(
+    this.stores.open().then(
       () => (this.state = { status: "open" }),
       (err: unknown) =>
         (this.state = {

@@ -21,13 +21,7 @@ import {
   VectorStoreError,
   type ErrorCode,
 } from "../errors.js";
-import type {
-  CallOptions,
-  EutilsBytes,
-  EutilsResponse,
-  Params,
-  Utility,
-} from "../ncbi/client.js";
+import type { CallOptions, EutilsBytes, EutilsResponse, Params, Utility } from "../ncbi/client.js";
 
 /** What the MCP thread answers an "eutils" request with: EutilsBytes when it asked `bytes`. */
 export type EutilsReply = EutilsResponse | EutilsBytes;

@@ -10,13 +10,7 @@
  * percent of a search on the embedded store).
  */
 import type { MessagePort } from "node:worker_threads";
-import type {
-  CallOptions,
-  EutilsBytes,
-  EutilsResponse,
-  Params,
-  Utility,
-} from "../ncbi/client.js";
+import type { CallOptions, EutilsBytes, EutilsResponse, Params, Utility } from "../ncbi/client.js";
 import { fromWire, type EutilsReply, type FromWorker, type WireError } from "./protocol.js";
 
 interface Pending {

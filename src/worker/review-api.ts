@@ -4,7 +4,7 @@
  * so nothing here costs the MCP loop more than a message.
  */
 import type { HostCallOptions } from "./host.js";
-import { getCorpusHost } from "../state.js";
+import { getCorpusHost } from "./process.js";
 import type { PubmedExportInput } from "../review/pubmed-export.js";
 import type { AddRequest } from "../review/service.js";
 import type { DecisionInput, ExportFormat, ExportWhich, Stage } from "../store/review-types.js";

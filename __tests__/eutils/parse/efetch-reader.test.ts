@@ -1,6 +1,6 @@
 /**
- * The bulk path's reader (parseEFetchFast, src/ncbi/parse/xml-reader.ts) against xml2js
- * (parseEFetch): the same articles from every recorded PubmedArticleSet in ../shared and from
+ * The product's reader (parseEFetch, src/ncbi/parse/xml-reader.ts) against xml2js
+ * (parseEFetchXml2js): the same articles from every recorded PubmedArticleSet in ../shared and from
  * synthetic records, and the same verdict on bodies that are not well-formed.
  * efetch.test.ts runs its whole suite on both as well.
  */
@@ -10,11 +10,8 @@ import { join, relative } from "node:path";
 import { articleSetXml } from "../../../src/devtools/synth-xml.js";
 import { createSynthCorpus } from "../../../src/devtools/synth.js";
 import { UpstreamError } from "../../../src/errors.js";
-import {
-  parseEFetch,
-  parseEFetchFast,
-  readEFetchArticles,
-} from "../../../src/ncbi/parse/efetch.js";
+import { parseEFetch, readEFetchArticles } from "../../../src/ncbi/parse/efetch.js";
+import { parseEFetchXml2js } from "../../../src/ncbi/parse/efetch-xml2js.js";
 import type { Article } from "../../../src/ncbi/types.js";
 import { readOrderedXml } from "../../../src/ncbi/parse/xml-reader.js";
 import { EUTILS_FIXTURES, HAS_SHARED, describeShared } from "../../helpers/shared.js";
@@ -47,15 +44,15 @@ describeShared("recorded PubmedArticleSet replies", () => {
   });
 
   test.each(RECORDED)("%s: the same articles from both readers", (_file, body) => {
-    const expected = parseEFetch(body);
-    expect(parseEFetchFast(body)).toEqual(expected);
+    const expected = parseEFetchXml2js(body);
+    expect(parseEFetch(body)).toEqual(expected);
   });
 
   test("the same verdict on every cut of two records (truncated replies)", () => {
     for (const [, body] of RECORDED.slice(0, 2)) {
       for (let cut = 1; cut < 40; cut++) {
         const part = body.slice(0, Math.floor((body.length * cut) / 40));
-        expect(outcome(parseEFetchFast, part)).toEqual(outcome(parseEFetch, part));
+        expect(outcome(parseEFetch, part)).toEqual(outcome(parseEFetchXml2js, part));
       }
     }
   });
@@ -68,9 +65,9 @@ describe("synthetic records", () => {
       terms: [{ term: "agree", count: 300, edatFrom: "2001-01-01", edatTo: "2024-12-31" }],
     });
     const xml = articleSetXml(corpus.records(corpus.pmidsFor("agree")));
-    const expected = parseEFetch(xml);
+    const expected = parseEFetchXml2js(xml);
     expect(expected).toHaveLength(300);
-    expect(parseEFetchFast(xml)).toEqual(expected);
+    expect(parseEFetch(xml)).toEqual(expected);
   });
 });
 
@@ -99,7 +96,7 @@ describe("markup the recorded replies rarely use", () => {
       inner,
       '<?xml version="1.0"?>\n<!DOCTYPE PubmedArticleSet [ <!ENTITY x "y"> ]>\n',
     );
-    expect(parseEFetchFast(xml)).toEqual(parseEFetch(xml));
+    expect(parseEFetch(xml)).toEqual(parseEFetchXml2js(xml));
   });
 
   test.each([
@@ -114,25 +111,25 @@ describe("markup the recorded replies rarely use", () => {
     ["a tag that never ends", '<i title="a" t</i>'],
   ])("rejects %s, as xml2js does", (_what, inner) => {
     const xml = wrap(inner);
+    expect(() => parseEFetchXml2js(xml)).toThrow(UpstreamError);
     expect(() => parseEFetch(xml)).toThrow(UpstreamError);
-    expect(() => parseEFetchFast(xml)).toThrow(UpstreamError);
-    expect(() => parseEFetchFast(xml)).toThrow(/truncated or malformed EFetch reply/);
+    expect(() => parseEFetch(xml)).toThrow(/truncated or malformed EFetch reply/);
   });
 
   test.each([
     ["text before the root", "trailing<PubmedArticleSet/>"],
     ["an unclosed root", "<PubmedArticleSet><PubmedArticle>"],
   ])("rejects %s, as xml2js does", (_what, xml) => {
+    expect(() => parseEFetchXml2js(xml)).toThrow(UpstreamError);
     expect(() => parseEFetch(xml)).toThrow(UpstreamError);
-    expect(() => parseEFetchFast(xml)).toThrow(UpstreamError);
   });
 
   test.each([
     ["text after the root", `${wrap("t")}trailing`],
     ["a second root", `${wrap("t")}<PubmedArticleSet/>`],
   ])("reads no further than the root's end with %s, as xml2js does", (_what, xml) => {
-    expect(parseEFetchFast(xml)).toEqual(parseEFetch(xml));
-    expect(parseEFetchFast(xml)).toHaveLength(1);
+    expect(parseEFetch(xml)).toEqual(parseEFetchXml2js(xml));
+    expect(parseEFetch(xml)).toHaveLength(1);
   });
 });
 
@@ -145,7 +142,7 @@ function fromBytes(bytes: Uint8Array): Article[] {
 
 /** The body as TextDecoder (and so `Response.text()`) decodes it, then read by xml2js. */
 function fromDecoded(bytes: Uint8Array): Article[] {
-  return parseEFetch(new TextDecoder().decode(bytes));
+  return parseEFetchXml2js(new TextDecoder().decode(bytes));
 }
 
 describeShared("recorded replies read from their bytes", () => {
@@ -275,7 +272,7 @@ describe("record by record", () => {
   test("NCBI's <ERROR> reply is still an error, not an empty set", () => {
     const error = "<eFetchResult><ERROR>Cannot retrieve history data.</ERROR></eFetchResult>";
     expect(() => readEFetchArticles(error, () => undefined)).toThrow(/Cannot retrieve history/);
-    expect(() => parseEFetchFast(error)).toThrow(/Cannot retrieve history/);
+    expect(() => parseEFetch(error)).toThrow(/Cannot retrieve history/);
   });
 });
 
@@ -290,20 +287,20 @@ describe("reference lists, passed over as the reader meets them", () => {
 
   test("what follows a ReferenceList in PubmedData is never read, as the regex cut never read it", () => {
     const xml = record(`${refs}<ReferenceList/>`);
-    const [article] = parseEFetchFast(xml);
+    const [article] = parseEFetch(xml);
     expect(article?.doi).toBe("10.1/x");
-    expect(parseEFetchFast(xml)).toEqual(parseEFetch(xml));
+    expect(parseEFetch(xml)).toEqual(parseEFetchXml2js(xml));
   });
 
   test("a ReferenceList outside PubmedData and BookDocument is read, and its fault found", () => {
     const xml = record("").replace("</Article>", `</Article>${refs}`);
-    expect(() => parseEFetchFast(xml)).toThrow(/truncated or malformed EFetch reply/);
+    expect(() => parseEFetch(xml)).toThrow(/truncated or malformed EFetch reply/);
   });
 
   test("a reply cut inside a reference list is still a truncated reply", () => {
     const whole = record(refs);
     const cut = whole.slice(0, whole.indexOf("<Citation>") + 5);
-    expect(() => parseEFetchFast(cut)).toThrow(UpstreamError);
     expect(() => parseEFetch(cut)).toThrow(UpstreamError);
+    expect(() => parseEFetchXml2js(cut)).toThrow(UpstreamError);
   });
 });

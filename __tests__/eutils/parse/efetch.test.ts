@@ -1,16 +1,14 @@
 import { describe, expect, test } from "@jest/globals";
 import { EntrezError, RateLimitError, UpstreamError } from "../../../src/errors.js";
-import {
-  parseEFetch as parseWithXml2js,
-  parseEFetchFast,
-} from "../../../src/ncbi/parse/efetch.js";
+import { parseEFetch as parseWithReader } from "../../../src/ncbi/parse/efetch.js";
+import { parseEFetchXml2js as parseWithXml2js } from "../../../src/ncbi/parse/efetch-xml2js.js";
 import { emptyArticle, type Article } from "../../../src/ncbi/types.js";
 import { describeShared, eutilsFixture, HAS_SHARED } from "../../helpers/shared.js";
 
 /** Every test below runs on both readers of an EFetch body: xml2js, and the bulk path's reader. */
 const READERS = [
   ["xml2js", parseWithXml2js],
-  ["xml-reader", parseEFetchFast],
+  ["xml-reader", parseWithReader],
 ] as const;
 
 describe.each(READERS)("%s", (_reader, parseEFetch) => {

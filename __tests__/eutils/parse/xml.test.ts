@@ -8,7 +8,8 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { articleSetXml } from "../../../src/devtools/synth-xml.js";
 import { createSynthCorpus } from "../../../src/devtools/synth.js";
-import { parseEFetch, parseEFetchFast } from "../../../src/ncbi/parse/efetch.js";
+import { parseEFetch } from "../../../src/ncbi/parse/efetch.js";
+import { parseEFetchXml2js } from "../../../src/ncbi/parse/efetch-xml2js.js";
 import { normalizeSpace } from "../../../src/ncbi/parse/xml.js";
 
 describe("normalizeSpace", () => {
@@ -61,8 +62,8 @@ describe("a parsed record keeps none of its reply alive", () => {
   const pmids = corpus.pmidsFor("pin");
 
   test.each([
-    ["xml2js (pubmed_fetch, cached)", parseEFetch],
-    ["the bulk reader (the sync)", parseEFetchFast],
+    ["xml2js (the reference)", parseEFetchXml2js],
+    ["the reader (pubmed_fetch, cached; the sync)", parseEFetch],
   ])("%s", (_what, parse) => {
     let replyMb = 0;
     const grown = retainedMb(() => {

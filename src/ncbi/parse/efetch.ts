@@ -17,48 +17,35 @@ import type {
 } from "../types.js";
 import { monthNumber, utcMinute } from "../dates.js";
 import { entrezError } from "./common.js";
-import {
-  attr,
-  descend,
-  element,
-  elements,
-  parseOrderedXml,
-  text,
-  texts,
-  type XmlNode,
-} from "./xml.js";
+import { attr, descend, element, elements, text, texts, type XmlNode } from "./xml.js";
 import { readOrderedXml, type Cut } from "./xml-reader.js";
 
 const UTILITY = "EFetch";
 
 /**
- * Reference lists (every cited work: most of a recent record's bytes) are never read here. The DTD
- * puts ReferenceList* last in PubmedData and in BookDocument, so each run of them is cut from the
- * text up to that closing tag before parsing, which about doubles throughput. A body truncated
- * inside a reference list has no closing tag to stop at; the cut then leaves it for the parser to
- * reject.
+ * Reference lists (every cited work: most of a recent record's bytes) are never read: the DTD puts
+ * ReferenceList* last in PubmedData and in BookDocument, so ./xml-reader.ts skips each run of them
+ * up to that closing tag as it reads, with no copy of a reply of megabytes, which about doubles
+ * throughput. A body truncated inside a reference list has no closing tag to stop at; the reader
+ * then rejects it.
  */
-const REFERENCE_LISTS = /<ReferenceList\b[\s\S]*?(?=<\/PubmedData>|<\/BookDocument>)/g;
-/** The same cut made by ./xml-reader.ts as it reads, with no copy of a reply of megabytes. */
 const REFERENCE_CUT: Cut = { from: "ReferenceList", parents: ["PubmedData", "BookDocument"] };
 
-export function parseEFetch(xml: string): Article[] {
-  return articlesOf(parseOrderedXml(xml.replace(REFERENCE_LISTS, ""), UTILITY));
-}
-
 /**
- * parseEFetch through ./xml-reader.ts instead of xml2js: the same tree, so the same articles and
- * errors (__tests__/eutils/parse/efetch.test.ts runs on both, and on every recorded set they
- * agree), about ten times faster. The corpus sync's bulk path reads with it.
+ * EFetch's PubMed XML as articles, through ./xml-reader.ts: the tree xml2js builds with
+ * ./xml.ts's ordered options, so the same articles and errors as an xml2js parse
+ * (./efetch-xml2js.ts, which __tests__/eutils/parse runs beside it: on every recorded set they
+ * agree), about ten times faster. The one EFetch parser of the product: the live tools read with
+ * it (src/ncbi/articles.ts), the corpus sync and the reviews record by record (readEFetchArticles).
  */
-export function parseEFetchFast(xml: string): Article[] {
+export function parseEFetch(xml: string): Article[] {
   const articles: Article[] = [];
   readEFetchArticles(xml, (a) => articles.push(a));
   return articles;
 }
 
 /**
- * parseEFetchFast record by record: `each` gets every article as soon as its record is read, so
+ * parseEFetch record by record: `each` gets every article as soon as its record is read, so
  * one record's tree is alive at a time rather than the reply's (a 500-record reply's tree is some
  * 150,000 objects, all of which the garbage collector would otherwise copy). A malformed body
  * still throws, after `each` has seen the records before the fault.
@@ -77,7 +64,8 @@ export function readEFetchArticles(
   if (root["#name"] !== "PubmedArticleSet") throw notAnArticleSet(root);
 }
 
-function articlesOf(root: XmlNode): Article[] {
+/** The articles of a whole PubmedArticleSet tree (./efetch-xml2js.ts reads one with xml2js). */
+export function articlesOf(root: XmlNode): Article[] {
   if (root["#name"] !== "PubmedArticleSet") throw notAnArticleSet(root);
   return (root.$$ ?? []).flatMap((record) => articleOf(record) ?? []);
 }

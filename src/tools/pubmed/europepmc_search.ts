@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { europePmcSearchSchema } from "../../europepmc/europepmc.js";
-import { EUROPE_PMC_SOURCES, europePmcSearch } from "../../literature/services.js";
+import { EUROPE_PMC_SOURCES } from "../../europepmc/requests.js";
+import { europePmcSearch } from "../../pubmed/europepmc-search.js";
 import { READ_ONLY_LIVE, maxChars, numeric, requiredText } from "../params.js";
 import { answerCeiling, defineTool } from "../tool.js";
 

@@ -1,6 +1,10 @@
 import { z } from "zod";
-import { ENTITY_TYPES, annotatedArticleSchema } from "../../pubtator/pubtator.js";
-import { PUBTATOR_MAX_PMIDS, pubtatorExport } from "../../literature/services.js";
+import {
+  ENTITY_TYPES,
+  PUBTATOR_MAX_PMIDS,
+  annotatedArticleSchema,
+} from "../../pubtator/pubtator.js";
+import { pubtatorExport } from "../../literature/reading.js";
 import { READ_ONLY_LIVE, flag, numeric, pmidListSchema } from "../params.js";
 import { arrayPages, sameArguments } from "../answer.js";
 import { defineTool } from "../tool.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { MAX_IDS_PER_CALL, convertedIdSchema, doiOf } from "../../ncbi/idconv.js";
-import { convertIds } from "../../literature/services.js";
+import { convertIds } from "../../literature/reading.js";
 import { MAX_ID_CHARS, READ_ONLY_LIVE, maxChars, textOrNumber } from "../params.js";
 import { arrayPages, sameArguments } from "../answer.js";
 import { defineTool } from "../tool.js";

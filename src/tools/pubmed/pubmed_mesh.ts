@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { meshRecordSchema, type MeshRecord } from "../../literature/mesh.js";
-import { meshLookup } from "../../literature/services.js";
+import { meshLookup } from "../../literature/mesh.js";
+import { meshRecordSchema, type MeshRecord } from "../../ncbi/parse/mesh.js";
 import { count } from "../outputs.js";
 import { READ_ONLY_LIVE, numeric, requiredText } from "../params.js";
 import { defineTool } from "../tool.js";

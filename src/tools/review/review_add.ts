@@ -3,6 +3,7 @@ import { ValidationError } from "../../errors.js";
 import { addToReview, includedPmids } from "../../worker/review-api.js";
 import { citationPmids, europePmcCandidates, pmidsOfIds } from "../../review/gather.js";
 import type { AddRequest } from "../../review/service.js";
+import { getEuropePmc, getEutils } from "../../state.js";
 import { REVIEW_SOURCES } from "../../store/review-types.js";
 import { count } from "../outputs.js";
 import {
@@ -128,6 +129,7 @@ async function requestOf(
     case "europepmc": {
       if (!args.query) throw needs("europepmc", "query", '"query": "long covid AND SRC:PPR"');
       const { candidates } = await europePmcCandidates(
+        getEuropePmc(),
         args.query,
         args.max_records,
         ctx.signal,
@@ -139,13 +141,13 @@ async function requestOf(
     case "ids": {
       if (!args.ids)
         throw needs("ids", "ids", '"ids": ["31452104", "PMC3040717", "10.1038/ng.590"]');
-      const { pmids, unmatched, searched } = await pmidsOfIds(args.ids, ctx.signal);
+      const { pmids, unmatched, searched } = await pmidsOfIds(getEutils(), args.ids, ctx.signal);
       return { request: { source: "ids", pmids, dois: searched }, unmatched };
     }
     case "citations": {
       if (!args.direction) throw needs("citations", "direction", '"direction": "backward"');
       const included = await includedPmids(args.review_id, ctx.signal);
-      const pmids = await citationPmids(included, args.direction, ctx.signal);
+      const pmids = await citationPmids(getEutils(), included, args.direction, ctx.signal);
       return { request: { source: "citations", pmids }, ...none };
     }
   }

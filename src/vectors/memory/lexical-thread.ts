@@ -7,34 +7,40 @@
  * answers it: the mirror's guarantee (table-mirror.ts) carries over unchanged. A thread that dies
  * loses its index; `failed` tells the mirror to load a new one, into a new thread.
  */
-import type { Worker } from "node:worker_threads";
 import type { SparseVector } from "../../retrieval/bm25.js";
 import type { PaperRank } from "../../retrieval/rank.js";
-import { VectorStoreError } from "../../errors.js";
+import { AppError, ERROR_CLASSES, VectorStoreError } from "../../errors.js";
 import { log } from "../../log.js";
+import { ThreadChannel } from "../../net/channel.js";
 import { startThread } from "../../threads.js";
 import type { LexicalHit, LexicalRow } from "./lexical-index.js";
 import {
   packRows,
   transferList,
-  type FromLexicalThread,
-  type PackedRows,
-  type ToLexicalThread,
   unpackHits,
+  type LexicalAnswer,
+  type LexicalApi,
 } from "./lexical-wire.js";
 
-type Reply = Extract<FromLexicalThread, { type: "hits" }>;
-
-interface Pending {
-  resolve: (reply: Reply) => void;
-  reject: (err: Error) => void;
-}
+const stoppedError = (code: number) =>
+  new VectorStoreError(
+    `The lexical index thread stopped (exit code ${code}); the next search reloads the index.`,
+  );
 
 export class LexicalThread {
-  #worker: Worker | undefined;
-  #next = 1;
-  readonly #pending = new Map<number, Pending>();
   #failure: Error | undefined;
+  readonly #channel = new ThreadChannel<LexicalApi>({
+    start: () => startThread("lexical-worker", import.meta.url),
+    errors: ERROR_CLASSES,
+    stopped: (code) =>
+      code === null
+        ? new VectorStoreError("The vector store was closed during the search.")
+        : stoppedError(code),
+    failed: (err) => log.error("lexical index thread failed", { error: err.message }),
+    exited: (code) => {
+      this.#failure = stoppedError(code);
+    },
+  });
 
   /** The thread died: its index is gone and searches fail until a new load. */
   get failed(): boolean {
@@ -44,18 +50,22 @@ export class LexicalThread {
   /** Starts a new index (in a new thread when the last one died): pages of rows, then finish. */
   load(): { add(rows: readonly LexicalRow[]): void; finish(): LexicalThread } {
     this.#failure = undefined;
-    this.#post({ type: "load-start" });
+    this.#channel.notify("loadStart");
     return {
-      add: (rows) => this.#postRows((packed) => ({ type: "load-rows", rows: packed }), rows),
+      add: (rows) => {
+        const packed = packRows(rows);
+        this.#channel.notify("loadRows", packed, transferList(packed));
+      },
       finish: () => {
-        this.#post({ type: "load-end" });
+        this.#channel.notify("loadEnd");
         return this;
       },
     };
   }
 
   apply(rows: readonly LexicalRow[], removed: readonly string[]): void {
-    this.#postRows((packed) => ({ type: "apply", rows: packed, removed }), rows);
+    const packed = packRows(rows);
+    this.#channel.notify("apply", { rows: packed, removed }, transferList(packed));
   }
 
   async search(
@@ -79,76 +89,29 @@ export class LexicalThread {
     return unpackHits(reply.hits).map((hit, i) => ({ hit, score: ranks[i]! }));
   }
 
+  /** A search; the thread's own failure (a plain Error) says which index failed. */
   #search(
     query: SparseVector,
     limit: number,
     excludeRetracted: boolean,
     rank?: PaperRank,
-  ): Promise<Reply> {
+  ): Promise<LexicalAnswer> {
     if (this.#failure) return Promise.reject(this.#failure);
-    const id = this.#next++;
-    return new Promise<Reply>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      this.#post({
-        type: "search",
-        id,
-        indices: query.indices,
-        values: query.values,
-        limit,
-        excludeRetracted,
-        ...(rank ? { rank } : {}),
+    const { indices, values } = query;
+    return this.#channel
+      .request("search", { indices, values, limit, excludeRetracted, ...(rank ? { rank } : {}) })
+      .catch((err: unknown) => {
+        if (err instanceof AppError) throw err;
+        throw new VectorStoreError(`The lexical index failed: ${(err as Error).message}`);
       });
-    });
   }
 
   /** Ends the thread the way a crash would (tests of the reload path). */
-  async crashForTests(): Promise<void> {
-    await this.#worker?.terminate();
+  crashForTests(): Promise<void> {
+    return this.#channel.terminate();
   }
 
-  async close(): Promise<void> {
-    const worker = this.#worker;
-    this.#worker = undefined;
-    this.#failPending(new VectorStoreError("The vector store was closed during the search."));
-    await worker?.terminate();
-  }
-
-  #postRows(make: (rows: PackedRows) => ToLexicalThread, rows: readonly LexicalRow[]): void {
-    const packed = packRows(rows);
-    this.#post(make(packed), transferList(packed));
-  }
-
-  #post(msg: ToLexicalThread, transfer: ArrayBuffer[] = []): void {
-    (this.#worker ?? this.#start()).postMessage(msg, transfer);
-  }
-
-  #start(): Worker {
-    const worker = startThread("lexical-worker", import.meta.url);
-    worker.on("message", (msg: FromLexicalThread) => this.#receive(msg));
-    worker.on("error", (err) => log.error("lexical index thread failed", { error: err.message }));
-    worker.once("exit", (code) => this.#exited(worker, code));
-    this.#worker = worker;
-    return worker;
-  }
-
-  #receive(msg: FromLexicalThread): void {
-    const p = this.#pending.get(msg.id);
-    this.#pending.delete(msg.id);
-    if (msg.type === "hits") p?.resolve(msg);
-    else p?.reject(new VectorStoreError(`The lexical index failed: ${msg.message}`));
-  }
-
-  #exited(worker: Worker, code: number): void {
-    if (this.#worker !== worker) return; // closed
-    this.#worker = undefined;
-    this.#failure = new VectorStoreError(
-      `The lexical index thread stopped (exit code ${code}); the next search reloads the index.`,
-    );
-    this.#failPending(this.#failure);
-  }
-
-  #failPending(err: Error): void {
-    for (const p of this.#pending.values()) p.reject(err);
-    this.#pending.clear();
+  close(): Promise<void> {
+    return this.#channel.close();
   }
 }

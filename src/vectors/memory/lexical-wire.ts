@@ -4,6 +4,7 @@
  * own `postings` from the pg driver is often a view of Node's shared 8 KB buffer pool, and a
  * structured clone copies a view's whole buffer.
  */
+import type { Served } from "../../net/channel.js";
 import type { PaperRank } from "../../retrieval/rank.js";
 import type { LexicalHit, LexicalRow } from "./lexical-index.js";
 
@@ -17,22 +18,15 @@ export interface PackedRows {
   postings: Uint8Array;
 }
 
-export type ToLexicalThread =
-  /** A new index: rows follow in pages, then load-end builds it (the old one answers until then). */
-  | { type: "load-start" }
-  | { type: "load-rows"; rows: PackedRows }
-  | { type: "load-end" }
-  | { type: "apply"; rows: PackedRows; removed: readonly string[] }
-  | {
-      type: "search";
-      id: number;
-      indices: number[];
-      values: number[];
-      limit: number;
-      excludeRetracted: boolean;
-      /** Rank the hits into papers here (rankLeg) and answer the winners with their ranks. */
-      rank?: PaperRank;
-    };
+/** A search: the query's sparse vector as two arrays, and what to answer. */
+export interface LexicalQuery {
+  indices: number[];
+  values: number[];
+  limit: number;
+  excludeRetracted: boolean;
+  /** Rank the hits into papers here (rankLeg) and answer the winners with their ranks. */
+  rank?: PaperRank;
+}
 
 /** Hits as columns: a structured clone of two string arrays and two typed arrays is cheap. */
 export interface PackedHits {
@@ -42,15 +36,24 @@ export interface PackedHits {
   quality: Float32Array;
 }
 
-export type FromLexicalThread =
-  | {
-      type: "hits";
-      id: number;
-      hits: PackedHits;
-      /** With `rank` asked: each hit's rank score. */
-      ranks?: Float64Array;
-    }
-  | { type: "failed"; id: number; message: string };
+export interface LexicalAnswer {
+  hits: PackedHits;
+  /** With `rank` asked: each hit's rank score. */
+  ranks?: Float64Array;
+}
+
+/**
+ * What the thread answers (../../net/channel.ts), in the order sent: a new index is loadStart,
+ * pages of rows, then loadEnd, which builds it (the old one answers until then).
+ */
+export type LexicalApi = {
+  loadStart(): void;
+  loadRows(rows: PackedRows): void;
+  loadEnd(): void;
+  apply(update: { rows: PackedRows; removed: readonly string[] }): void;
+  /** A failure is a plain Error: the thread does not load ../../errors.ts. */
+  search(query: LexicalQuery, served: Served): LexicalAnswer;
+};
 
 export function packHits(hits: readonly LexicalHit[]): PackedHits {
   return {

@@ -5,10 +5,10 @@
  * "Miki Y, Swensen J, Shattuck-Eidens D, et al. Title. Source. 1994;266(5182):66-71."
  */
 import { TEXT_NODE, attr, normalizeSpace, type XmlNode } from "../ncbi/parse/xml.js";
-import type { JatsReference } from "./fulltext-types.js";
-import { inlineText, localName } from "./jats-text.js";
-import { normalizePmcid } from "./identity.js";
+import { normalizePmcid } from "../ncbi/ids.js";
 import { compact } from "../net/reply.js";
+import type { JatsReference } from "./types.js";
+import { inlineText, localName } from "./text.js";
 
 const CITATIONS = new Set(["mixed-citation", "element-citation", "nlm-citation", "citation"]);
 /** Parts of a mixed citation that are not prose: identifiers become fields, not text. */

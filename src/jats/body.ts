@@ -6,8 +6,8 @@
  * "term: definition", display formulas their linear text; floats are left to the caption lists.
  */
 import { TEXT_NODE, attr, type XmlNode } from "../ncbi/parse/xml.js";
-import type { JatsCaption, JatsSection, JatsTable } from "./fulltext-types.js";
-import { inlineText, localName } from "./jats-text.js";
+import type { JatsCaption, JatsSection, JatsTable } from "./types.js";
+import { inlineText, localName } from "./text.js";
 
 /** Blocks with no body text of their own (floats are captioned separately). */
 const NON_TEXT = new Set([
