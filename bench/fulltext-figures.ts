@@ -14,7 +14,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { applyBudget } from "../src/literature/fulltext-budget.js";
-import { parseJats } from "../src/literature/jats.js";
+import { parseJats } from "../src/jats/parse.js";
 import { REPO_DIR } from "./lib/child.js";
 
 const FILES = [

@@ -1,6 +1,6 @@
 /**
  * Typed errors, and the one place that maps any thrown value to the error envelope of
- * CONTRACTS §3. Messages are for the model: what was wrong and how to fix the call.
+ * the error envelope (docs/reference.md#tool-errors). Messages are for the model: what was wrong and how to fix the call.
  */
 import { randomUUID } from "node:crypto";
 import { log } from "./log.js";

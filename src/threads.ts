@@ -14,7 +14,7 @@ import type { ErrorClasses, ErrorCode } from "./errors.js";
  * (two 16 MB semi-spaces and as much again), which a thread that allocates much (parsing EFetch
  * replies, building citation engines) reaches and keeps. 12 (4 MB semi-spaces) took the built
  * server, after a 50 × 6 citation, a store, a sync and 1,000 of the edges bench's generated calls
- * (bench/README.md §14), from 671 to 592 MB, and cost no measurable CPU (preparing ten 500-record
+ * (bench/JOURNAL.md §14), from 671 to 592 MB, and cost no measurable CPU (preparing ten 500-record
  * replies in the prepare thread: 1.56 s against 1.72 s; 200 citations in six styles: 2.46 s
  * against 2.45 s; medians of 5 and 4). The main thread keeps V8's default (only a command-line
  * flag sets it). Old generations are not capped: the lexical index and the store's results grow

@@ -120,10 +120,8 @@ describe("corpus CLI", () => {
 
 describe("corpus resources", () => {
   it("serves resource://pubmed/corpus and resource://pubmed/paper/{pmid} like rag_get", async () => {
-    const h = await startHarness({
-      fake,
-      env: { PUBMED_MCP_DATA_DIR: mkdtempSync(join(tmpdir(), "pubmed-mcp-res-")) },
-    });
+    const resDir = mkdtempSync(join(tmpdir(), "pubmed-mcp-res-"));
+    const h = await startHarness({ fake, env: { PUBMED_MCP_DATA_DIR: resDir } });
     try {
       await h.client.callTool({
         name: "pubmed_sync_delta",
@@ -165,6 +163,7 @@ describe("corpus resources", () => {
       });
     } finally {
       await h.close();
+      rmSync(resDir, { recursive: true, force: true });
     }
   });
 });

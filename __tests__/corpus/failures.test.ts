@@ -1,5 +1,5 @@
 /**
- * pubmed_sync_delta when the embedder or the vector store fails (CONTRACTS §4): the checkpoint
+ * pubmed_sync_delta when the embedder or the vector store fails (docs/architecture.md#a-sync-pubmed_sync_delta): the checkpoint
  * never moves over a window that was not fully indexed, documents stored before the failure are
  * left unindexed and picked up by the next run, and the rerun converges to exactly the expected
  * corpus. Through the MCP client, on both Postgres backends; Cohere and Qdrant are local fakes

@@ -1,7 +1,7 @@
 /**
  * One term with more records than ESearch can page through (10,200 > 10,000): a first
- * pubmed_sync_delta must still store every record (CONTRACTS §4: "result sets over ESearch's
- * 10,000-record reach are covered completely by splitting the date window"), without any EFetch
+ * pubmed_sync_delta must still store every record (result sets over ESearch's 10,000-record
+ * reach are covered completely by splitting the date window: docs/architecture.md#a-sync-pubmed_sync_delta), without any EFetch
  * past the reach and without warnings. Prints the wall time and request count.
  */
 import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";

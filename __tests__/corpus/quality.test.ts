@@ -1,5 +1,5 @@
 /**
- * The evidence-quality score (CONTRACTS §4 quality table, one test per rule) and the chunker
+ * The evidence-quality score (docs/reference.md#rag_get, `quality`; one test per rule) and the chunker
  * (stable ids, section labels, sentence-bounded splits, the title in every chunk).
  */
 import { describe, expect, it } from "@jest/globals";

@@ -1,5 +1,5 @@
 /**
- * NCBI_API_KEY is sent to NCBI and nowhere else (CONTRACTS §2): not in returned URLs, not in any
+ * NCBI_API_KEY is sent to NCBI and nowhere else (docs/reference.md#configuration): not in returned URLs, not in any
  * log line, not in any error, even when NCBI echoes it back in an error body.
  */
 import { afterAll, afterEach, beforeAll, expect, it } from "@jest/globals";

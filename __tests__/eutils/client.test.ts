@@ -77,7 +77,7 @@ describe("rate ceiling", () => {
     expect(maxInWindow(wire.times, 1000)).toBe(maxRps);
     // Warm, on pooled connections: judged on the wire too. The fake stamps arrivals on this same
     // event loop, so on a loaded machine a late tick bunches them (once 11 in a second at 10/s,
-    // bench/README §8); the ceiling at a server in its own process is rate-ceiling.test.ts's.
+    // bench/JOURNAL.md §8); the ceiling at a server in its own process is rate-ceiling.test.ts's.
     fake.reset();
     const warm = watchWire();
     await burst();

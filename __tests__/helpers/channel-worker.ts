@@ -1,10 +1,11 @@
 /**
- * A thread for the tests of src/net/channel.ts (__tests__/net/channel.test.ts): answers a few
- * requests that echo, fail, wait for their cancel, report progress, hand buffers back, ask the
- * owner in turn, or end the thread.
+ * A thread for the tests of src/net/channel.ts and thread-channel.ts
+ * (__tests__/net/channel.test.ts): answers a few requests that echo, fail, wait for their cancel,
+ * report progress, hand buffers back, ask the owner in turn, or end the thread.
  */
 import { CancelledError, ERROR_CLASSES, UpstreamError } from "../../src/errors.js";
-import { parentChannel, type Served } from "../../src/net/channel.js";
+import type { Served } from "../../src/net/channel.js";
+import { parentChannel } from "../../src/net/thread-channel.js";
 
 /** What the owner answers the thread. */
 export type OwnerApi = {

@@ -11,7 +11,8 @@ import { rawBodyText, rawProseText } from "../../bench/fulltext-figures.js";
 import { UpstreamError } from "../../src/errors.js";
 import { parseJats } from "../../src/jats/parse.js";
 import type { JatsArticle } from "../../src/jats/types.js";
-import { carriesIdentifier, findArticle, normalizePmcid } from "../../src/literature/identity.js";
+import { carriesIdentifier, findArticle } from "../../src/literature/identity.js";
+import { normalizePmcid } from "../../src/ncbi/ids.js";
 import { describeLiterature, literatureFixture } from "../helpers/shared.js";
 
 const EFETCH = "biomcp/testdata/sources/ncbi_efetch";

@@ -1,6 +1,6 @@
 /**
- * The channel between a thread and its owner (src/net/channel.ts), with a real thread
- * (__tests__/helpers/channel-worker.ts): replies, errors rebuilt with their class and code,
+ * The channel between a thread and its owner (src/net/channel.ts, thread-channel.ts), with a real
+ * thread (__tests__/helpers/channel-worker.ts): replies, errors rebuilt with their class and code,
  * cancellation on both sides, progress, transferred buffers, requests from the thread to its
  * owner, and requests failed (never left waiting) when the thread dies or is closed.
  */
@@ -13,7 +13,8 @@ import {
   UpstreamError,
   toEnvelope,
 } from "../../src/errors.js";
-import { ThreadChannel, type Served, type ThreadOptions } from "../../src/net/channel.js";
+import type { Served } from "../../src/net/channel.js";
+import { ThreadChannel, type ThreadOptions } from "../../src/net/thread-channel.js";
 import { startThread } from "../../src/threads.js";
 import type { ChannelTestApi } from "../helpers/channel-worker.js";
 

@@ -1,5 +1,5 @@
 /**
- * resource://pubmed/help, /info and /stats (CONTRACTS §5) through a real MCP client, and the
+ * resource://pubmed/help, /info and /stats (docs/reference.md#resources) through a real MCP client, and the
  * resource-not-found error (-32002) for unknown URIs on in-memory, Streamable HTTP and SSE.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";

@@ -20,7 +20,7 @@ export function publicationDateText(article: Article): string | null {
   return `${d.year}-${month}${day}`;
 }
 
-/** Hash of the record minus bookkeeping dates: LR is compared on its own (CONTRACTS §4). */
+/** Hash of the record minus bookkeeping dates: LR is compared on its own (docs/architecture.md#a-sync-pubmed_sync_delta). */
 export function contentHash(article: Article): string {
   return hashAndJson(article).hash;
 }

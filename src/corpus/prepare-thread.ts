@@ -13,7 +13,7 @@
  */
 import { ERROR_CLASSES } from "../errors.js";
 import { log } from "../log.js";
-import { ThreadChannel } from "../net/channel.js";
+import { ThreadChannel } from "../net/thread-channel.js";
 import { startThread } from "../threads.js";
 import { inlinePreparer, type BatchPreparer } from "./batch.js";
 import type { EFetchBody, PreparedBatch } from "./prepare.js";

@@ -8,7 +8,7 @@
  * first sync, two NCBI round trips before its first reply). A step takes milliseconds and the
  * warm-up stops at the first message, so a reply never waits behind more than one step.
  */
-import { parentChannel } from "../net/channel.js";
+import { parentChannel } from "../net/thread-channel.js";
 import { BACKGROUND_NICE, lowerThisThreadPriority } from "../threads.js";
 import type { PrepareApi } from "./prepare-thread.js";
 import { prepareBatch } from "./prepare.js";

@@ -1,5 +1,5 @@
 /**
- * The evidence-quality score of CONTRACTS §4, computed from the parsed record alone.
+ * The evidence-quality score (`quality` in docs/reference.md#rag_get), computed from the parsed record alone.
  * design 0–3 + recency 0–2 + journal 0–2 + human 0–2 = total 0–9; retracted papers score 0.
  */
 import type { Article } from "../ncbi/types.js";

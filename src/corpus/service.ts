@@ -7,7 +7,7 @@
  * costs a server's start-up nothing (issue 11; __tests__/startup/lazy-modules.test.ts).
  */
 import { EmbeddingsError, NotFoundError } from "../errors.js";
-import type { EutilsClient } from "../ncbi/client.js";
+import type { Eutils } from "../ncbi/eutils.js";
 import { isoDateTime, isoDay } from "../ncbi/dates.js";
 import type { StoredDocument } from "../store/docs.js";
 import type { JobStatus } from "../store/schema.js";
@@ -28,7 +28,7 @@ export async function runSync(
   input: SyncInput,
   opts: {
     /** The client for the sync's requests (the worker's for this call). */
-    eutils: EutilsClient;
+    eutils: Eutils;
     signal?: AbortSignal;
     onProgress?: (done: number, total: number, message: string) => void | Promise<void>;
   },

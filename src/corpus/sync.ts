@@ -1,5 +1,6 @@
 /**
- * pubmed_sync_delta: incremental sync of a query's records (CONTRACTS §4).
+ * pubmed_sync_delta: incremental sync of a query's records (docs/reference.md#pubmed_sync_delta;
+ * its path: docs/architecture.md#a-sync-pubmed_sync_delta).
  *
  * Two walks over [checkpoint − overlap_days, now] (./walks.ts): arrivals by create date, then
  * revisions by modification date; a first sync walks arrivals from the beginning only. Each walk
@@ -12,9 +13,8 @@
  * same way and says when NCBI takes requests again (./sync-stop.ts).
  */
 import type { Embedder } from "../embeddings/embedder.js";
-import type { EutilsClient } from "../ncbi/client.js";
+import type { Eutils } from "../ncbi/eutils.js";
 import { isoDay } from "../ncbi/dates.js";
-import { parseESearch } from "../ncbi/parse/esearch.js";
 import { xml2js } from "../ncbi/parse/xml2js.js";
 import { excerpt } from "../excerpt.js";
 import {
@@ -100,7 +100,7 @@ export interface SyncDeps {
   store: Store;
   vectors: VectorStore;
   embedder: Embedder;
-  eutils: EutilsClient;
+  eutils: Eutils;
   signal?: AbortSignal;
   now?: () => Date;
   onProgress?: (done: number, total: number, message: string) => void | Promise<void>;
@@ -159,8 +159,7 @@ class SyncRun {
   async search(kind: WalkKind, from: Day, to: Day): Promise<Window> {
     this.progressOut.note(`searching ${DATE_NAME[kind]}s ${entrezDay(from)}–${entrezDay(to)}`);
     const range: DayRange = { from, to };
-    const reply = this.deps.eutils.request(
-      "esearch",
+    const reply = this.deps.eutils.esearch(
       {
         db: "pubmed",
         ...windowSearch(kind, this.input.term, range, this.plan.arrivals),
@@ -169,10 +168,10 @@ class SyncRun {
       },
       { signal: this.deps.signal, noCache: true },
     );
-    // The XML parser loads on its first use (../eutils/parse/xml2js.ts): in a fresh process, while
+    // The XML parser loads on its first use (../ncbi/parse/xml2js.ts): in a fresh process, while
     // this request is out rather than after its reply (about 20 ms under tsx).
     xml2js();
-    const r = parseESearch((await reply).body);
+    const r = (await reply).value;
     for (const note of r.warnings) {
       // An empty window is no news: a walk searches many.
       if (/^No items found\.?$/i.test(note) || this.#searchNotes.has(note)) continue;
@@ -216,15 +215,8 @@ class SyncRun {
       signal: this.deps.signal,
       fetch: (i, signal) =>
         // As bytes: the MCP thread neither decodes nor copies them (the prepare thread decodes).
-        this.deps.eutils.requestBytes(
-          "efetch",
-          {
-            db: "pubmed",
-            retmode: "xml",
-            WebEnv: w.webEnv ?? "",
-            query_key: w.queryKey ?? "",
-            ...requests[i],
-          },
+        this.deps.eutils.efetchBytes(
+          { webEnv: w.webEnv ?? "", queryKey: w.queryKey ?? "", ...requests[i]! },
           { signal },
         ),
       prepare: (res) => this.preparer.prepare(res.bytes, this.now),

@@ -1,5 +1,6 @@
 /**
- * The two walks of a sync over [checkpoint − overlap_days, now] (CONTRACTS §4):
+ * The two walks of a sync over [checkpoint − overlap_days, now]
+ * (docs/architecture.md#a-sync-pubmed_sync_delta):
  *
  * - arrivals, by create date (CRDT) in the term. PubMed sets a record's Entrez date (EDAT) to its
  *   publication date when it enters more than a year after publication, so an EDAT window misses
@@ -8,7 +9,7 @@
  *   records created before the arrivals window. Records created inside it are left out with NOT,
  *   since the arrivals walk of the same sync already fetches them in their current state.
  */
-import type { Params } from "../ncbi/types.js";
+import type { ESearchParams } from "../ncbi/eutils.js";
 import { entrezDay, type Day } from "./windows.js";
 
 export type WalkKind = "arrivals" | "revisions";
@@ -32,7 +33,7 @@ export function windowSearch(
   term: string,
   window: DayRange,
   arrivals?: DayRange,
-): Params {
+): Pick<ESearchParams, "term" | "datetype" | "mindate" | "maxdate"> {
   if (kind === "arrivals") return { term: `(${term}) AND (${createDateRange(window)})` };
   return {
     term: arrivals ? `(${term}) NOT (${createDateRange(arrivals)})` : term,

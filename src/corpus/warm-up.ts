@@ -3,7 +3,7 @@
  * (prepare-worker.ts). A thread's code runs slowly until V8 has compiled it, and a sync's first
  * reply comes two NCBI round trips after it starts (the ESearch, then the EFetch): preparing
  * these records in that wait compiles the parser, chunker and tokeniser before the real batches
- * need them. bench/README.md ("Early morning of 2026-11-28") has the figures.
+ * need them. bench/JOURNAL.md ("Early morning of 2026-11-28") has the figures.
  *
  * The records only need the shape of EFetch's PubmedArticle (the elements parseEFetch reads, in
  * DTD order) and varied words; nothing made from them is kept. Not the synthetic corpus of

@@ -1,6 +1,7 @@
 /**
  * A stand-in NCBI that serves a given set of records (a systematic review's candidates, say the
- * labelled screening sets in ../shared/screening), for the review benchmark, tests and the demo.
+ * labelled screening sets of the screening benchmark: bench/README.md), for the review
+ * benchmark, tests and the demo.
  * Real HTTP on loopback; point NCBI_EUTILS_BASE_URL at `baseUrl`.
  *
  *   const ncbi = await startRecordNcbi(records, { sets: { adhd: records.map((r) => r.pmid) } });

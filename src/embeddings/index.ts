@@ -1,5 +1,5 @@
 /**
- * Picks the embedder the configuration asks for (CONTRACTS §2: `cohere` when COHERE_API_KEY is
+ * Picks the embedder the configuration asks for (docs/reference.md#configuration, EMBEDDINGS_PROVIDER: `cohere` when COHERE_API_KEY is
  * set, else `none` — lexical only; `hash` is the offline lexical-flavoured option). Nothing here touches the network; call `health()` before first
  * use — for a Cohere model outside the known table it also learns the vector size.
  */

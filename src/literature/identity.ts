@@ -7,8 +7,6 @@
 import type { JatsArticle } from "../jats/types.js";
 import { normalizePmcid } from "../ncbi/ids.js";
 
-export { normalizePmcid };
-
 export type IdentifierType = "pmid" | "pmcid" | "doi";
 
 export interface RequestedId {

@@ -1,5 +1,5 @@
 /**
- * The `pubmed_trend` chart (CONTRACTS §4): publications per year as a standalone SVG document,
+ * The `pubmed_trend` chart (docs/reference.md#pubmed_trend): publications per year as a standalone SVG document,
  * drawn by Vega-Lite → Vega's headless SVG renderer (no canvas, no browser). The tool draws it in
  * the live thread (src/live/live-thread.ts), off the MCP loop.
  *

@@ -9,10 +9,10 @@
  *   whose signal aborts rejects at once with the abort's reason; waiting, it is dropped, running,
  *   the thread is told to stop at its next record. If the thread dies, the calls it had fail with
  *   an InvariantError saying so (never a hang) and the next call starts a new thread.
- * - EFetch replies of PARSE_IN_THREAD_CHARS or more, parsed by parseEFetchFast there. A reply the
- *   thread fails to parse (or still had when it died) is parsed again here: the same articles, or
- *   the same error with its own class (UpstreamError, EntrezError, RateLimitError), as
- *   ./prepare-thread.ts in the corpus does.
+ * - EFetch replies of PARSE_IN_THREAD_CHARS or more, parsed by parseEFetch
+ *   (../ncbi/parse/efetch.ts) there. A reply the thread fails to parse (or still had when it died)
+ *   is parsed again here: the same articles, or the same error with its own class (UpstreamError,
+ *   EntrezError, RateLimitError), as ../corpus/prepare-thread.ts does.
  * - JATS full text of JATS_IN_THREAD_CHARS or more, parsed by parseJats (../jats/parse.ts)
  *   there, and every pubmed_trend chart (./chart.ts: its cost does not depend on the
  *   years drawn, and Vega loads there, not here). One at a time, in the order sent. A call whose
@@ -23,19 +23,21 @@
  * The thread starts on first use and stays (citation-js's engines, Vega, stay built) until it has
  * been idle IDLE_MS; it is referenced only while it has work, so it never keeps the process alive.
  * It runs at the process's priority: its work is a live call's (the corpus threads lower theirs).
- * Requests, cancels, errors and the thread's start, end and idling go through ../net/channel.ts.
+ * Requests, cancels, errors and the thread's start, end and idling go through the thread channel
+ * (../net/channel.ts, ../net/thread-channel.ts).
  */
 import { ERROR_CLASSES, InvariantError, RateLimitError } from "../errors.js";
 import { parseJats as parseJatsHere } from "../jats/parse.js";
 import { readJatsWith } from "../jats/read.js";
 import type { JatsDocument } from "../jats/types.js";
 import { log } from "../log.js";
-import { ThreadChannel, type Served } from "../net/channel.js";
+import type { Served } from "../net/channel.js";
+import { ThreadChannel } from "../net/thread-channel.js";
 import type { YearCount } from "./chart.js";
 import { startThread } from "../threads.js";
 import { readArticlesWith } from "../ncbi/articles.js";
 import type { CitationStyle } from "./citations.js";
-import { parseEFetch as parseEFetchFast } from "../ncbi/parse/efetch.js";
+import { parseEFetch } from "../ncbi/parse/efetch.js";
 import type { Article } from "../ncbi/types.js";
 
 /** What the thread answers (../net/channel.ts); each stops early when its signal aborts. */
@@ -154,11 +156,11 @@ export class LiveThread {
     });
   }
 
-  /** parseEFetchFast of `xml`: in the thread for a long reply, with the same result or error. */
+  /** parseEFetch of `xml`: in the thread for a long reply, with the same result or error. */
   async parseEFetch(xml: string): Promise<Article[]> {
-    if (xml.length < PARSE_IN_THREAD_CHARS) return parseEFetchFast(xml);
+    if (xml.length < PARSE_IN_THREAD_CHARS) return parseEFetch(xml);
     // A reply the thread fails to parse, or had when it ended, is parsed here: the same error.
-    return this.#channel.request("parse", xml).catch(() => parseEFetchFast(xml));
+    return this.#channel.request("parse", xml).catch(() => parseEFetch(xml));
   }
 
   /**

@@ -8,12 +8,12 @@
  * details (../net/channel.ts): the calling thread rebuilds it as the call's error.
  */
 import { parseJats } from "../jats/parse.js";
-import { parentChannel } from "../net/channel.js";
+import { parentChannel } from "../net/thread-channel.js";
 import { renderTrendSvg } from "./chart.js";
 import { stdoutToStderr } from "../threads.js";
 import { formatCitations } from "./citations.js";
 import type { LiveApi } from "./live-thread.js";
-import { parseEFetch as parseEFetchFast } from "../ncbi/parse/efetch.js";
+import { parseEFetch } from "../ncbi/parse/efetch.js";
 
 const owner = parentChannel("src/live/live-worker.ts");
 stdoutToStderr();
@@ -76,7 +76,7 @@ const api: LiveApi = {
     }
     return value;
   },
-  parse: (xml) => parseEFetchFast(xml),
+  parse: (xml) => parseEFetch(xml),
   jats: ({ xml, service }, served) => inTurn(() => parseJats(xml, service), served.signal),
   chart: ({ query, counts }, served) => inTurn(() => renderTrendSvg(query, counts), served.signal),
 };

@@ -1,5 +1,5 @@
 /**
- * Parsed E-utilities records, named as in CONTRACTS §4 from parser to tool output, and the
+ * Parsed E-utilities records, named as pubmed_fetch's result fields (docs/reference.md#pubmed_fetch) from parser to tool output, and the
  * request types the client, cache and body checks share.
  */
 import type { Params } from "../net/polite-client.js";

@@ -1,6 +1,6 @@
 /**
  * tools/call and prompts/get as the contract wants them: an unknown name is -32602 naming what
- * exists, `arguments` that are not a JSON object get the tool's VALIDATION result (CONTRACTS §3),
+ * exists, `arguments` that are not a JSON object get the tool's VALIDATION result (docs/reference.md#tool-errors),
  * and a prompt's bad arguments are -32602 with the prompt's own message. Tool calls run through
  * runTool directly: fastmcp's own dispatcher waited a timer tick (1 ms or more) after every call.
  */

@@ -5,7 +5,7 @@
  * against the method's schema, and Server additionally re-checks every tools/call against
  * CallToolRequestSchema. A tools/call whose `arguments` is null, a string or an array therefore
  * fails in the SDK as a -32603 carrying a raw zod issue list, before fastmcp or our tool adapter
- * could answer it with a VALIDATION result (CONTRACTS §3). Neither class offers a hook there, so
+ * could answer it with a VALIDATION result (docs/reference.md#tool-errors). Neither class offers a hook there, so
  * this reads the handler table (`_requestHandlers`, a private field) and wraps the stored entry;
  * __tests__/protocol/calls.test.ts fails if an SDK upgrade moves it.
  */

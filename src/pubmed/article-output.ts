@@ -1,6 +1,6 @@
 /**
- * A parsed Article as pubmed_fetch returns it, at a size an agent can afford (issue 10): CONTRACTS
- * §4 field names, but a field that is null or empty is left out (no `"orcid": null`, no
+ * A parsed Article as pubmed_fetch returns it, at a size an agent can afford (issue 10): the
+ * field names of docs/reference.md#pubmed_fetch, but a field that is null or empty is left out (no `"orcid": null`, no
  * `"keywords": []`), an unstructured abstract is given once (`abstractText`; `abstractSections`
  * only when NCBI labels the parts), and dates are ISO-8601 (src/ncbi/dates.ts). The parsed
  * Article itself is unchanged: the corpus chunks and hashes it as parsed.

@@ -5,9 +5,9 @@
  * mid-add keeps what was stored and the next call with the same term resumes where it stopped.
  */
 import { ValidationError } from "../errors.js";
-import type { EutilsBytes, EutilsClient } from "../ncbi/client.js";
+import type { EutilsBytes } from "../ncbi/calls.js";
+import type { Eutils } from "../ncbi/eutils.js";
 import { readEFetchArticles } from "../ncbi/parse/efetch.js";
-import { parseESearch } from "../ncbi/parse/esearch.js";
 import type { Article } from "../ncbi/types.js";
 import type { Store } from "../store/db.js";
 import {
@@ -47,7 +47,7 @@ export interface AddResult {
 
 export interface AddContext {
   store: Store;
-  eutils: EutilsClient;
+  eutils: Eutils;
   signal: AbortSignal;
   progress?: (done: number, total: number, message: string) => void | Promise<void>;
 }
@@ -107,14 +107,9 @@ export async function addPubmedSearch(
   term: string,
   maxRecords: number,
 ): Promise<AddResult> {
-  const search = parseESearch(
-    (
-      await ctx.eutils.request(
-        "esearch",
-        { db: "pubmed", term, usehistory: "y", retmax: 0 },
-        { signal: ctx.signal, noCache: true },
-      )
-    ).body,
+  const { value: search } = await ctx.eutils.esearch(
+    { db: "pubmed", term, usehistory: "y", retmax: 0 },
+    { signal: ctx.signal, noCache: true },
   );
   const warnings = search.warnings.filter((w) => !/^No items found/i.test(w));
   if (search.count === 0) {
@@ -136,13 +131,10 @@ export async function addPubmedSearch(
   const end = Math.min(search.count, start + maxRecords);
   const t = tally();
   const fetchAt = (at: number) =>
-    ctx.eutils.requestBytes(
-      "efetch",
+    ctx.eutils.efetchBytes(
       {
-        db: "pubmed",
-        retmode: "xml",
-        WebEnv: search.webEnv ?? "",
-        query_key: search.queryKey ?? "",
+        webEnv: search.webEnv ?? "",
+        queryKey: search.queryKey ?? "",
         retstart: at,
         retmax: Math.min(ADD_BATCH, end - at),
       },
@@ -187,11 +179,7 @@ export async function addPmids(
   const seen = new Set<string>();
   for (let i = 0; i < unique.length; i += ID_BATCH) {
     const ids = unique.slice(i, i + ID_BATCH);
-    const reply = await ctx.eutils.requestBytes(
-      "efetch",
-      { db: "pubmed", retmode: "xml", id: ids.join(",") },
-      { signal: ctx.signal },
-    );
+    const reply = await ctx.eutils.efetchBytes({ pmids: ids }, { signal: ctx.signal });
     const candidates = articlesOf(reply.bytes);
     for (const c of candidates) {
       seen.add(c.hitKey);

@@ -1,19 +1,18 @@
 /**
  * The sources a review reads on the MCP thread, where their clients live (Europe PMC, the ID
  * converter, ELink; the review_add tool passes them in): each returns PMIDs or candidates for the
- * corpus worker to fetch, deduplicate and store (./add.ts). Only replies of a few hundred kilobytes are read here; the bulk of a
- * review (EFetch of thousands of records) is fetched and parsed in the worker.
+ * corpus worker to fetch, deduplicate and store (./add.ts). Only replies of a few hundred
+ * kilobytes are read here; the bulk of a review (EFetch of thousands of records) is fetched and
+ * parsed in the worker.
  */
 import { AppError, ValidationError } from "../errors.js";
 import { noticesFromArticle } from "../ncbi/notices.js";
-import { parseELink } from "../ncbi/parse/elink.js";
-import { parseESearch } from "../ncbi/parse/esearch.js";
 import { plainText } from "../europepmc/europepmc.js";
+import { fetchEuropePmcLinks, searchEuropePmcRecords } from "../europepmc/requests.js";
+import type { Eutils } from "../ncbi/eutils.js";
 import { classifyIds, MAX_IDS_PER_CALL } from "../ncbi/idconv.js";
-import type { EutilsClient } from "../ncbi/client.js";
 import type { PoliteClient } from "../net/polite-client.js";
-import { isRecord, list, parseJsonReply, str, type Json } from "../net/reply.js";
-import { convertClassified, europePmcLinks } from "../literature/reading.js";
+import { isRecord, list, str, type Json } from "../net/reply.js";
 import { normaliseDoi } from "../store/review-keys.js";
 import type { Candidate } from "../store/review-types.js";
 
@@ -130,26 +129,24 @@ export async function europePmcCandidates(
   let cursor = "*";
   let hitCount = 0;
   while (candidates.length < max) {
-    const reply = await europePmc.request(
-      "search",
+    const page = await searchEuropePmcRecords(
+      europePmc,
       {
         query,
-        format: "json",
         resultType: "core",
         pageSize: Math.min(EPMC_PAGE, max - candidates.length),
         cursorMark: cursor,
       },
-      { signal },
+      signal,
     );
-    const json = parseJsonReply(reply.body, "Europe PMC", "search");
-    hitCount = Number(json.hitCount) || 0;
-    const results = list(isRecord(json.resultList) ? json.resultList.result : undefined);
+    hitCount = page.hitCount;
+    const results = page.records;
     for (const r of results) {
       const c = isRecord(r) ? europePmcRecord(r) : null;
       if (c && candidates.length < max) candidates.push(c);
     }
     await onPage?.(candidates.length, Math.min(hitCount, max));
-    const next = str(json.nextCursorMark);
+    const next = page.nextCursorMark;
     if (!next || next === cursor || results.length === 0) break;
     cursor = next;
   }
@@ -165,7 +162,7 @@ const DOI_SEARCH_BATCH = 20;
  * DOIs: whether each was found shows only once the records are fetched (./add.ts addPmids).
  */
 export async function pmidsOfIds(
-  eutils: EutilsClient,
+  eutils: Eutils,
   ids: readonly string[],
   signal: AbortSignal,
 ): Promise<{ pmids: string[]; unmatched: string[]; searched: string[] }> {
@@ -177,7 +174,7 @@ export async function pmidsOfIds(
     const toConvert = classified.filter((c) => c.type !== "pmid");
     for (const c of classified) if (c.type === "pmid") pmids.push(c.id);
     if (toConvert.length === 0) continue;
-    const converted = await convertClassified(toConvert, signal);
+    const converted = await eutils.convertClassified(toConvert, signal);
     converted.forEach((r, k) => {
       const asked = toConvert[k];
       if (r.pmid) pmids.push(r.pmid);
@@ -187,8 +184,7 @@ export async function pmidsOfIds(
   }
   for (let i = 0; i < dois.length; i += DOI_SEARCH_BATCH) {
     const batch = dois.slice(i, i + DOI_SEARCH_BATCH);
-    const reply = await eutils.request(
-      "esearch",
+    const { value: found } = await eutils.esearch(
       {
         db: "pubmed",
         term: batch.map((d) => `"${d.replace(/"/g, "")}"[doi]`).join(" OR "),
@@ -196,7 +192,7 @@ export async function pmidsOfIds(
       },
       { signal },
     );
-    pmids.push(...parseESearch(reply.body).ids);
+    pmids.push(...found.ids);
   }
   return { pmids: [...new Set(pmids)], unmatched, searched: dois };
 }
@@ -206,7 +202,8 @@ export async function pmidsOfIds(
  * Europe PMC standing in for the records ELink has no links for (as pubmed_related does).
  */
 export async function citationPmids(
-  eutils: EutilsClient,
+  eutils: Eutils,
+  europePmc: PoliteClient,
   included: readonly string[],
   direction: "backward" | "forward",
   signal: AbortSignal,
@@ -225,24 +222,24 @@ export async function citationPmids(
   const unlinked: string[] = [];
   for (let i = 0; i < included.length; i += ELINK_BATCH) {
     const ids = included.slice(i, i + ELINK_BATCH);
-    const reply = await eutils.request(
-      "elink",
-      { dbfrom: "pubmed", db: "pubmed", id: ids.join(","), linkname: linkName, cmd: "neighbor" },
+    const { value: linked } = await eutils.elink(
+      { ids, linkname: linkName, cmd: "neighbor" },
       { signal },
     );
-    const links = parseELink(reply.body).linkSets.find((s) => s.linkName === linkName)?.links;
+    const links = linked.linkSets.find((s) => s.linkName === linkName)?.links;
     if (!links?.length) unlinked.push(...ids);
     for (const l of links ?? []) found.add(l.pmid);
   }
   const kind = direction === "backward" ? "references" : "citations";
   for (const pmid of unlinked.slice(0, EPMC_FALLBACK)) {
     // Europe PMC failing costs that record's links only; a cancelled call still stops here.
-    const links = await europePmcLinks(pmid, kind, { signal, pageSize: 1000 }).catch(
-      (err: unknown) => {
-        if (signal.aborted || !(err instanceof AppError)) throw err;
-        return null;
-      },
-    );
+    const links = await fetchEuropePmcLinks(europePmc, pmid, kind, {
+      signal,
+      pageSize: 1000,
+    }).catch((err: unknown) => {
+      if (signal.aborted || !(err instanceof AppError)) throw err;
+      return null;
+    });
     for (const item of links?.items ?? []) if (item.pmid) found.add(item.pmid);
   }
   for (const p of included) found.delete(p);

@@ -6,7 +6,7 @@
  */
 import { ValidationError } from "../errors.js";
 import { readEFetchArticles } from "../ncbi/parse/efetch.js";
-import { parseESearch } from "../ncbi/parse/esearch.js";
+import type { EFetchTarget } from "../ncbi/eutils.js";
 import type { Article } from "../ncbi/types.js";
 import { saveExport } from "../store/exports.js";
 import { ADD_BATCH, HISTORY_REACH, type AddContext } from "./add.js";
@@ -31,41 +31,39 @@ export interface PubmedExportResult {
   exportId?: string;
 }
 
-/** EFetch parameter sets for the input: history batches of a search, or id batches. */
-async function batches(ctx: AddContext, input: PubmedExportInput) {
+/** The EFetch requests of the input: history batches of a search, or id batches. */
+async function batches(
+  ctx: AddContext,
+  input: PubmedExportInput,
+): Promise<{ targets: EFetchTarget[]; total: number; count: number }> {
   if (input.pmids) {
     const ids = [...new Set(input.pmids)];
-    const out = [];
-    for (let i = 0; i < ids.length; i += 200) out.push({ id: ids.slice(i, i + 200).join(",") });
-    return { params: out, total: ids.length, count: ids.length };
+    const targets = [];
+    for (let i = 0; i < ids.length; i += 200) targets.push({ pmids: ids.slice(i, i + 200) });
+    return { targets, total: ids.length, count: ids.length };
   }
-  const search = parseESearch(
-    (
-      await ctx.eutils.request(
-        "esearch",
-        { db: "pubmed", term: input.term ?? "", usehistory: "y", retmax: 0 },
-        { signal: ctx.signal, noCache: true },
-      )
-    ).body,
+  const { value: search } = await ctx.eutils.esearch(
+    { db: "pubmed", term: input.term ?? "", usehistory: "y", retmax: 0 },
+    { signal: ctx.signal, noCache: true },
   );
   const total = Math.min(search.count, input.maxRecords, HISTORY_REACH);
-  const params = [];
+  const targets = [];
   for (let at = 0; at < total; at += ADD_BATCH) {
-    params.push({
-      WebEnv: search.webEnv ?? "",
-      query_key: search.queryKey ?? "",
+    targets.push({
+      webEnv: search.webEnv ?? "",
+      queryKey: search.queryKey ?? "",
       retstart: at,
       retmax: Math.min(ADD_BATCH, total - at),
     });
   }
-  return { params, total, count: search.count };
+  return { targets, total, count: search.count };
 }
 
 export async function exportPubmed(
   ctx: AddContext,
   input: PubmedExportInput,
 ): Promise<PubmedExportResult> {
-  const { params, total, count } = await batches(ctx, input);
+  const { targets, total, count } = await batches(ctx, input);
   if (total === 0) {
     throw new ValidationError(
       input.pmids
@@ -76,12 +74,8 @@ export async function exportPubmed(
   const writer = exportWriter(input.format);
   const parts = [writer.header()];
   let records = 0;
-  for (const p of params) {
-    const reply = await ctx.eutils.requestBytes(
-      "efetch",
-      { db: "pubmed", retmode: "xml", ...p },
-      { signal: ctx.signal },
-    );
+  for (const target of targets) {
+    const reply = await ctx.eutils.efetchBytes(target, { signal: ctx.signal });
     const batch: ReviewRecord[] = [];
     readEFetchArticles(reply.bytes, (a: Article) => {
       const { hitKey, ...c } = articleCandidate(a);

@@ -5,7 +5,7 @@
  * (./export.ts, ./prisma.ts).
  */
 import type { Corpus } from "../corpus/runtime.js";
-import type { EutilsClient } from "../ncbi/client.js";
+import type { Eutils } from "../ncbi/eutils.js";
 import { readExport } from "../store/exports.js";
 import {
   countExport,
@@ -45,7 +45,7 @@ export interface ReviewOpContext {
   /** The open stores of the thread running the operation. */
   corpus: Corpus;
   /** The client for the operation's requests (the worker's for this call). */
-  eutils: EutilsClient;
+  eutils: Eutils;
 }
 
 /** The metadata store of the open corpus. */

@@ -1,6 +1,6 @@
 /**
  * Documents and their chunks. A document's `version` starts at 1 and increases when its content
- * hash changes or its last-revision date (LR) advances (CONTRACTS §4); otherwise a re-sync writes
+ * hash changes or its last-revision date (LR) advances (docs/architecture.md#a-sync-pubmed_sync_delta); otherwise a re-sync writes
  * nothing. `indexed_version` records the version last fully indexed into the vector store.
  */
 import { sql, type Kysely, type Selectable } from "kysely";
@@ -54,7 +54,7 @@ export interface DocumentInput {
 
 /**
  * A document to write with its record as JSON (a sync's prepared batch). The writer compresses it
- * (encodeRecord): the sync's prepare thread is the busier of the two (bench/README.md).
+ * (encodeRecord): the sync's prepare thread is the busier of the two (bench/JOURNAL.md).
  */
 export type PreparedDocument = Omit<DocumentInput, "record"> & { recordJson: string };
 

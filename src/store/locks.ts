@@ -1,5 +1,5 @@
 /**
- * Two syncs of one query_key must never interleave (CONTRACTS §4), within a process and across
+ * Two syncs of one query_key must never interleave (docs/architecture.md#a-sync-pubmed_sync_delta), within a process and across
  * processes or replicas sharing a database.
  *
  * - In-process: a per-key async mutex. Needed on every backend because Postgres advisory locks

@@ -13,7 +13,7 @@
  * The replies are then parsed by pg-protocol, the parser node-postgres uses on a socket (its
  * messages are what its client expects), instead of PGlite's own, which copies every field of
  * every row into an ArrayBuffer of its own before decoding it: about 0.2 ms of the corpus
- * worker's time for each `rag_search`'s 10-row payload read (bench/README.md, late night of
+ * worker's time for each `rag_search`'s 10-row payload read (bench/JOURNAL.md, late night of
  * 2026-11-28).
  *
  * `encodeBeforeBind` keeps the session usable when a statement's parameter cannot be encoded

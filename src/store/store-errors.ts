@@ -1,6 +1,6 @@
 /**
- * Driver errors (pg, PGlite) carry SQL text, constraint names and sometimes paths; CONTRACTS §3
- * forbids those in messages. They are logged in full here and replaced by a StoreError that
+ * Driver errors (pg, PGlite) carry SQL text, constraint names and sometimes paths; the error envelope
+ * never carries those (docs/reference.md#tool-errors). They are logged in full here and replaced by a StoreError that
  * says what the store was doing and what the user can do about it.
  */
 import { AppError, StoreError } from "../errors.js";

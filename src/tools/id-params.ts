@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { doiOf } from "../ncbi/idconv.js";
-import { normalizePmcid } from "../literature/identity.js";
+import { normalizePmcid } from "../ncbi/ids.js";
 import { MAX_ID_CHARS, MAX_NUMBER_ID_CHARS, maxChars } from "./params.js";
 
 function pmcidList(value: unknown): unknown {

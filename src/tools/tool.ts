@@ -78,7 +78,7 @@ export const answerCeiling = (tool: Pick<ToolDef, "maxAnswerBytes">): number =>
  * The error envelope as text only. A tool with an outputSchema must not put the envelope in
  * `structuredContent`: the MCP SDK client (1.x `Client.callTool`) validates structuredContent
  * against the outputSchema even on `isError` results and would throw instead of returning the
- * error (typescript-sdk#1943). CONTRACTS §3 asks for the structured copy only where clients take it.
+ * error (typescript-sdk#1943). The envelope is sent as text (docs/reference.md#tool-errors).
  */
 export function errorResult(err: unknown): ContentResult {
   return { content: [{ type: "text", text: JSON.stringify(toEnvelope(err)) }], isError: true };
@@ -108,8 +108,8 @@ const contentBytes = (content: Content) =>
 /**
  * The advertised JSON Schema, trimmed: zod's integer bounds at ±2^53−1 say nothing a client needs,
  * and output objects stay open (no `additionalProperties: false`), so a client holding an older
- * tools/list still accepts a reply with a field added since (CONTRACTS: additive fields are
- * minor). The output-schema test checks replies against a closed copy, so no field goes undeclared.
+ * tools/list still accepts a reply with a field added since (a field added to a result is a
+ * minor change: docs/reference.md#conventions). The output-schema test checks replies against a closed copy, so no field goes undeclared.
  */
 function trim(schema: unknown, openObjects: boolean): unknown {
   if (Array.isArray(schema)) return schema.map((s) => trim(s, openObjects));

@@ -25,7 +25,7 @@ function put(to: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(to, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** Empty strings in optional arguments count as absent (CONTRACTS §4); nested objects too. */
+/** Empty strings in optional arguments count as absent (docs/reference.md#conventions); nested objects too. */
 function dropEmptyStrings(value: unknown): unknown {
   const pending: Copying[] = [];
   const copy = (v: unknown): unknown => {

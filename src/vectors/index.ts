@@ -1,8 +1,8 @@
 /**
- * Picks the vector store the configuration asks for (CONTRACTS §2: Qdrant when QDRANT_URL is
+ * Picks the vector store the configuration asks for (docs/reference.md#configuration, VECTOR_STORE: Qdrant when QDRANT_URL is
  * set, else pgvector inside the metadata database). No I/O here; the caller runs ensure(). The
  * Qdrant adapter loads only when configured: its client, with the undici it bundles, cost the
- * corpus worker 0.1–0.15 s of CPU at every start (bench/README.md, §7).
+ * corpus worker 0.1–0.15 s of CPU at every start (bench/JOURNAL.md, §7).
  */
 import type { Kysely } from "kysely";
 import type { Config } from "../config.js";

@@ -1,47 +1,64 @@
 /**
- * The MCP thread's side of the corpus worker: calls by name with request ids and promises,
- * progress events, cancellation, and the worker's NCBI requests run on this thread's
- * EutilsClient (remote-eutils.ts). The thread starts on first use (or `open()`), and again
- * after it died; `close()` ends it after the stores are closed.
+ * The MCP thread's side of the corpus worker, over the thread channel (../net/thread-channel.ts;
+ * what each side asks: ./protocol.ts): calls by name, their progress, and the worker's NCBI
+ * requests run on this thread's EutilsClient (remote-eutils.ts). The thread starts on first use
+ * (or `open()`), and again after it died; `close()` ends it after the stores are closed.
  *
  * A call whose signal aborts rejects here at once with the abort's reason, so a tool's deadline
- * holds whatever the worker is doing; the worker is told to abort the call's own signal, which
- * stops the sync or search there.
+ * holds whatever the worker is doing; the worker's signal for the call aborts too, which stops the
+ * sync or search there, and so do the NCBI requests it made for the call.
  */
-import type { Worker } from "node:worker_threads";
 import type { Config } from "../config.js";
-import { StoreError } from "../errors.js";
+import { ERROR_CLASSES, StoreError } from "../errors.js";
 import { log } from "../log.js";
+import { ThreadChannel } from "../net/thread-channel.js";
 import { startThread } from "../threads.js";
 import type { EutilsClient } from "../ncbi/client.js";
 import type { CorpusHost, CorpusStatus, HostCallOptions } from "./host.js";
 import type { OpArgs, OpName, OpResult } from "./ops.js";
-import { fromWire, toWire, type FromWorker, type ToWorker } from "./protocol.js";
-
-interface Pending {
-  resolve: (value: unknown) => void;
-  reject: (err: unknown) => void;
-  onProgress?: HostCallOptions["onProgress"];
-  /** NCBI requests in flight for this call, aborted with it. */
-  requests: Set<number>;
-}
+import { fromWire, type OwnerApi, type WorkerApi } from "./protocol.js";
 
 /** How long close() waits for the worker to close its stores before terminating it. */
 const CLOSE_GRACE_MS = 15_000;
 
 export class CorpusWorker implements CorpusHost {
-  private worker: Worker | undefined;
-  private next = 1;
-  private readonly pending = new Map<number, Pending>();
-  private readonly requests = new Map<number, AbortController>();
   private state: CorpusStatus = { status: "idle" };
-  private exited: Promise<void> = Promise.resolve();
+  private readonly channel: ThreadChannel<WorkerApi>;
 
   constructor(
     private readonly config: Config,
     /** The MCP thread's client, read per request (tests swap the state's client). */
     private readonly eutilsClient: () => EutilsClient,
-  ) {}
+  ) {
+    const handlers: OwnerApi = {
+      eutils: ({ utility, params, opts, bytes }, served) => {
+        const client = this.eutilsClient();
+        const o = { ...opts, signal: served.signal };
+        // A reply's bytes are in shared memory (PoliteClient.requestBytes): the worker gets them
+        // without a copy, and so does the sync's prepare thread after it.
+        return bytes ? client.requestBytes(utility, params, o) : client.request(utility, params, o);
+      },
+      idconv: ({ params, opts }, served) =>
+        this.eutilsClient().idconv(params, { ...opts, signal: served.signal }),
+      opened: () => {
+        this.state = { status: "open" };
+      },
+      openFailed: (error) => {
+        this.state = { status: "failed", error: fromWire(error) };
+      },
+    };
+    this.channel = new ThreadChannel<WorkerApi>({
+      start: () => startThread("entry", import.meta.url, config),
+      errors: ERROR_CLASSES,
+      stopped: (code) =>
+        new StoreError(
+          `The corpus worker stopped (exit code ${code}) before answering; retry the call.`,
+        ),
+      failed: (err) => log.error("corpus worker failed", { error: err.message }),
+      exited: (code) => this.exited(code),
+      handlers,
+    });
+  }
 
   status(): CorpusStatus {
     return this.state;
@@ -50,129 +67,34 @@ export class CorpusWorker implements CorpusHost {
   open(): void {
     if (this.state.status === "open" || this.state.status === "opening") return;
     this.state = { status: "opening" };
-    this.send({ type: "open" });
+    this.channel.notify("open");
   }
 
   call<K extends OpName>(op: K, args: OpArgs<K>, opts: HostCallOptions = {}): Promise<OpResult<K>> {
-    const { signal } = opts;
+    const { signal, onProgress } = opts;
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const id = this.next++;
-    return new Promise<OpResult<K>>((resolve, reject) => {
-      const onAbort = () => {
-        const p = this.pending.get(id);
-        if (!p) return;
-        this.finish(id);
-        this.worker?.postMessage({ type: "cancel", id } satisfies ToWorker);
-        reject(signal?.reason);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      const done = () => signal?.removeEventListener("abort", onAbort);
-      this.pending.set(id, {
-        resolve: (v) => (done(), resolve(v as OpResult<K>)),
-        reject: (e) => (done(), reject(e)),
-        onProgress: opts.onProgress,
-        requests: new Set(),
-      });
-      if (this.state.status === "idle") this.state = { status: "opening" };
-      this.send({ type: "call", id, op, args: args as unknown[] });
-    });
+    if (this.state.status === "idle") this.state = { status: "opening" };
+    return this.channel.request(
+      "call",
+      { op, args: args as unknown[] },
+      { signal, onProgress: onProgress && ((p) => onProgress(p.done, p.total, p.message)) },
+    ) as Promise<OpResult<K>>;
   }
 
   async close(): Promise<void> {
-    const worker = this.worker;
-    if (!worker) return;
-    const timer = setTimeout(() => void worker.terminate(), CLOSE_GRACE_MS);
-    worker.postMessage({ type: "close" } satisfies ToWorker);
-    await this.exited;
+    if (!this.channel.running) return;
+    const timer = setTimeout(() => void this.channel.terminate(), CLOSE_GRACE_MS);
+    this.channel.notify("close");
+    await this.channel.ended;
     clearTimeout(timer);
   }
 
-  private send(msg: ToWorker): void {
-    (this.worker ?? this.start()).postMessage(msg);
-  }
-
-  private start(): Worker {
-    const worker = startThread("entry", import.meta.url, this.config);
-    worker.on("message", (msg: FromWorker) => this.receive(msg));
-    worker.on("error", (err) => log.error("corpus worker failed", { error: err.message }));
-    this.exited = new Promise((resolve) =>
-      worker.once("exit", (code) => resolve(this.onExit(code))),
-    );
-    this.worker = worker;
-    return worker;
-  }
-
-  /** The thread ended (closed, or died): pending calls fail; the next call starts a new one. */
-  private async onExit(code: number): Promise<void> {
-    this.worker = undefined;
+  /** The thread ended (closed, or died): its calls fail next; the next call starts a new one. */
+  private async exited(code: number): Promise<void> {
     this.state = { status: "idle" };
-    for (const c of this.requests.values()) c.abort();
-    this.requests.clear();
-    const err = new StoreError(
-      `The corpus worker stopped (exit code ${code}) before answering; retry the call.`,
-    );
-    for (const [id, p] of this.pending) {
-      this.pending.delete(id);
-      p.reject(err);
-    }
     if (code !== 0 && !this.config.databaseUrl) {
       const { releaseOwnLock } = await import("../store/file-lock.js");
       await releaseOwnLock(this.config.dataDir).catch(() => undefined);
     }
-  }
-
-  private finish(id: number): Pending | undefined {
-    const p = this.pending.get(id);
-    this.pending.delete(id);
-    for (const r of p?.requests ?? []) this.requests.get(r)?.abort();
-    return p;
-  }
-
-  private receive(msg: FromWorker): void {
-    switch (msg.type) {
-      case "result":
-        return this.pending.has(msg.id) ? this.finish(msg.id)?.resolve(msg.value) : undefined;
-      case "error":
-        return this.pending.has(msg.id)
-          ? this.finish(msg.id)?.reject(fromWire(msg.error))
-          : undefined;
-      case "progress":
-        return void Promise.resolve(
-          this.pending.get(msg.id)?.onProgress?.(msg.done, msg.total, msg.message),
-        ).catch(() => undefined);
-      case "opened":
-        this.state = { status: "open" };
-        return;
-      case "open-failed":
-        this.state = { status: "failed", error: fromWire(msg.error) };
-        return;
-      case "eutils":
-        return void this.eutils(msg);
-      case "eutils-cancel":
-        return this.requests.get(msg.id)?.abort();
-    }
-  }
-
-  private async eutils(msg: Extract<FromWorker, { type: "eutils" }>): Promise<void> {
-    const controller = new AbortController();
-    this.requests.set(msg.id, controller);
-    if (msg.callId !== null) this.pending.get(msg.callId)?.requests.add(msg.id);
-    let reply: ToWorker;
-    try {
-      const opts = { ...msg.opts, signal: controller.signal };
-      const client = this.eutilsClient();
-      const value = msg.bytes
-        ? await client.requestBytes(msg.utility, msg.params, opts)
-        : await client.request(msg.utility, msg.params, opts);
-      reply = { type: "eutils-reply", id: msg.id, ok: true, value };
-    } catch (err) {
-      reply = { type: "eutils-reply", id: msg.id, ok: false, error: toWire(err) };
-    } finally {
-      this.requests.delete(msg.id);
-      if (msg.callId !== null) this.pending.get(msg.callId)?.requests.delete(msg.id);
-    }
-    // A reply's bytes are in shared memory (PoliteClient.requestBytes): the worker gets them
-    // without a copy, and so does the sync's prepare thread after it.
-    this.worker?.postMessage(reply);
   }
 }

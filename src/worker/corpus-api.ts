@@ -47,7 +47,13 @@ export const reindexCorpus = () => getCorpusHost().call("reindex", []);
 export const corpusSummary = (signal?: AbortSignal) =>
   getCorpusHost().call("summary", [], { signal });
 
-export const pmidsStartingWith = (prefix: string, limit: number) =>
-  getCorpusHost().call("pmidsStartingWith", [prefix, limit]);
+/**
+ * A prefix that no PMID starts with (not up to 9 digits) is answered here, as the service would:
+ * with nothing, and without opening the stores (nor failing when they cannot open).
+ */
+export const pmidsStartingWith = (prefix: string, limit: number): Promise<string[]> =>
+  /^\d{0,9}$/.test(prefix)
+    ? getCorpusHost().call("pmidsStartingWith", [prefix, limit])
+    : Promise.resolve([]);
 
 export const paperVersions = (pmids: string[]) => getCorpusHost().call("paperVersions", [pmids]);

@@ -6,7 +6,7 @@
  */
 import { CompiledQuery } from "kysely";
 import type { Corpus } from "../corpus/runtime.js";
-import type { EutilsClient } from "../ncbi/client.js";
+import type { Eutils } from "../ncbi/eutils.js";
 import { reindexCorpus } from "../corpus/reindex.js";
 import {
   getPaper,
@@ -31,7 +31,7 @@ export interface OpContext {
   /** The stores of the thread running the operation, open (runOp opens them first). */
   corpus: Corpus;
   /** The E-utilities client for this call's requests (the worker's: they name the call). */
-  eutils: EutilsClient;
+  eutils: Eutils;
 }
 
 export const OPS = {

@@ -1,110 +1,66 @@
 /**
- * The messages between the MCP thread and the corpus worker, and how errors cross between them.
+ * What the MCP thread and the corpus worker ask each other over their channel
+ * (../net/channel.ts), and how errors cross between them.
  *
- * Structured clone keeps an Error's message but not its class, so AppErrors travel as
- * { name, code, message, details } and are rebuilt as the same class on the other side: the
- * envelope code a tool returns is the one the worker threw. Anything else arrives as a plain
- * Error with its name kept (AbortError and TimeoutError stay recognisable to isAbort); the
- * envelope reports those as UNKNOWN, as it would have in one thread.
+ * The MCP thread asks the worker to run an operation by name (ops.ts), whose progress comes back
+ * as it goes and which ends when its signal aborts; it tells the worker to open its stores, and to
+ * close them and end. The worker asks the MCP thread to make its NCBI requests (remote-eutils.ts),
+ * each one for the call it serves, and tells it whether its stores opened (for /readyz).
+ *
+ * Errors cross in their wire form (../threads.ts): an AppError comes back as the same class, so
+ * the envelope code a tool returns is the one the worker threw; anything else arrives as a plain
+ * Error with its name kept (AbortError and TimeoutError stay recognisable to isAbort), which the
+ * envelope reports as UNKNOWN, as it would have in one thread.
  */
-import {
-  AppError,
-  CancelledError,
-  EmbeddingsError,
-  EntrezError,
-  InvariantError,
-  NotFoundError,
-  RateLimitError,
-  StoreError,
-  UpstreamError,
-  ValidationError,
-  VectorStoreError,
-  type ErrorCode,
-} from "../errors.js";
-import type { CallOptions, EutilsBytes, EutilsResponse, Params, Utility } from "../ncbi/client.js";
+import { ERROR_CLASSES } from "../errors.js";
+import type { Served } from "../net/channel.js";
+import type { CallOptions, EutilsBytes, EutilsResponse, IdconvResponse } from "../ncbi/calls.js";
+import type { Params, Utility } from "../ncbi/types.js";
+import { fromWire as fromWireWith, toWire, type WireError } from "../threads.js";
+
+export { toWire, type WireError };
+
+/** An error in its wire form, rebuilt with its class (ERROR_CLASSES). */
+export const fromWire = (wire: WireError): Error => fromWireWith(wire, ERROR_CLASSES);
+
+/** How far a call is: the `onProgress` of HostCallOptions. */
+export interface CallProgress {
+  done: number;
+  total: number;
+  message: string;
+}
+
+/** What the worker answers the MCP thread. */
+export type WorkerApi = {
+  /** Runs operation `op` of ops.ts; the call's signal aborting stops it. */
+  call(call: { op: string; args: unknown[] }, served: Served<CallProgress>): Promise<unknown>;
+  /** Starts opening the stores (HTTP start-up); `opened` or `openFailed` follows. */
+  open(): void;
+  /** Aborts the running calls, closes the stores and ends the thread. */
+  close(): void;
+};
+
+/** An E-utilities request of the worker, for the MCP thread's EutilsClient. */
+export interface EutilsRequest {
+  utility: Utility;
+  params: Params;
+  opts: Omit<CallOptions, "signal">;
+  /** EutilsClient.requestBytes instead of request. */
+  bytes?: true;
+}
 
 /** What the MCP thread answers an "eutils" request with: EutilsBytes when it asked `bytes`. */
 export type EutilsReply = EutilsResponse | EutilsBytes;
 
-export interface WireError {
-  name: string;
-  message: string;
-  code?: ErrorCode;
-  details?: Record<string, unknown> | null;
-  stack?: string;
-}
-
-/** MCP thread → worker. */
-export type ToWorker =
-  | { type: "call"; id: number; op: string; args: unknown[] }
-  | { type: "cancel"; id: number }
-  | { type: "open" }
-  | { type: "close" }
-  /** A reply's bytes are shared, not copied (a SharedArrayBuffer). */
-  | { type: "eutils-reply"; id: number; ok: true; value: EutilsReply }
-  | { type: "eutils-reply"; id: number; ok: false; error: WireError };
-
-/** Worker → MCP thread. */
-export type FromWorker =
-  | { type: "result"; id: number; value: unknown }
-  | { type: "error"; id: number; error: WireError }
-  | { type: "progress"; id: number; done: number; total: number; message: string }
-  | { type: "opened" }
-  | { type: "open-failed"; error: WireError }
-  | {
-      type: "eutils";
-      id: number;
-      /** The call the request belongs to, so a cancel on the MCP side stops it at once. */
-      callId: number | null;
-      utility: Utility;
-      params: Params;
-      opts: Omit<CallOptions, "signal">;
-      /** EutilsClient.requestBytes instead of request. */
-      bytes?: true;
-    }
-  | { type: "eutils-cancel"; id: number };
-
-type AppErrorClass = new (message: string, details?: Record<string, unknown> | null) => AppError;
-
-const CLASSES: Record<string, AppErrorClass> = {
-  ValidationError,
-  NotFoundError,
-  RateLimitError,
-  UpstreamError,
-  EntrezError,
-  InvariantError,
-  StoreError,
-  EmbeddingsError,
-  VectorStoreError,
-  CancelledError,
+/** What the MCP thread answers the worker. */
+export type OwnerApi = {
+  /** A reply's bytes are in shared memory (a SharedArrayBuffer): shared, not copied. */
+  eutils(request: EutilsRequest, served: Served): Promise<EutilsReply>;
+  /** A PMC ID Converter request (EutilsClient.idconv). */
+  idconv(
+    request: { params: Params; opts: Omit<CallOptions, "signal"> },
+    served: Served,
+  ): Promise<IdconvResponse>;
+  opened(): void;
+  openFailed(error: WireError): void;
 };
-
-/** For AppError subclasses defined elsewhere: the class of their envelope code. */
-const BY_CODE: Partial<Record<ErrorCode, AppErrorClass>> = {
-  VALIDATION: ValidationError,
-  NOT_FOUND: NotFoundError,
-  RATE_LIMIT: RateLimitError,
-  UPSTREAM: UpstreamError,
-  ENTREZ: EntrezError,
-  INVARIANT_FAILURE: InvariantError,
-  STORE: StoreError,
-  EMBEDDINGS: EmbeddingsError,
-  VECTOR_STORE: VectorStoreError,
-};
-
-export function toWire(err: unknown): WireError {
-  if (err instanceof AppError) {
-    return { name: err.name, code: err.code, message: err.message, details: err.details };
-  }
-  if (err instanceof Error) return { name: err.name, message: err.message, stack: err.stack };
-  return { name: "Error", message: String(err) };
-}
-
-export function fromWire(wire: WireError): Error {
-  const cls = CLASSES[wire.name] ?? (wire.code ? BY_CODE[wire.code] : undefined);
-  if (cls) return new cls(wire.message, wire.details ?? null);
-  const err = new Error(wire.message);
-  err.name = wire.name;
-  if (wire.stack) err.stack = wire.stack;
-  return err;
-}

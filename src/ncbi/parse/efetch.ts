@@ -1,6 +1,6 @@
 /**
- * EFetch PubMed XML (PubmedArticleSet, pubmed_*.dtd 2013–2025) → Article[], field names as in
- * CONTRACTS §4. Journal articles and book articles (PubmedBookArticle) both map to Article.
+ * EFetch PubMed XML (PubmedArticleSet, pubmed_*.dtd 2013–2025) → Article[], field names as
+ * pubmed_fetch returns them (docs/reference.md#pubmed_fetch). Journal articles and book articles (PubmedBookArticle) both map to Article.
  * Any optional element may be missing in a real record and then reads as null or []; only a body
  * that is not a PubmedArticleSet throws (UpstreamError, or EntrezError for NCBI's <ERROR>).
  */
@@ -367,8 +367,8 @@ function pubMedPubDate(dates: XmlNode[], status: string): XmlNode | undefined {
 }
 
 /**
- * Year/Month/Day[/Hour/Minute] → "YYYY-MM-DDTHH:MM:00Z". NCBI states no time zone; CONTRACTS §4
- * reports these dates as UTC so they sort and compare as instants. Null when absent or not a real
+ * Year/Month/Day[/Hour/Minute] → "YYYY-MM-DDTHH:MM:00Z". NCBI states no time zone; these dates
+ * are reported as UTC (docs/reference.md#conventions) so they sort and compare as instants. Null when absent or not a real
  * date (30 February is null, not 2 March).
  */
 function isoUtc(date: XmlNode | undefined): string | null {

@@ -1,5 +1,5 @@
 /**
- * Initial metadata schema (CONTRACTS §4 corpus). Vector and BM25 tables belong to the vector
+ * Initial metadata schema (the evidence corpus: docs/architecture.md#the-parts). Vector and BM25 tables belong to the vector
  * adapters and are created there.
  */
 import { sql, type Kysely } from "kysely";

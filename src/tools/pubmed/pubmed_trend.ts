@@ -32,7 +32,7 @@ export const pubmedTrend = defineTool({
     counts: z.array(z.object({ year: z.int(), count })),
   }),
   execute: (args, { signal }) => publicationTrend(args.query, args.startYear, args.endYear, signal),
-  // CONTRACTS §4: the JSON text block first, then the chart.
+  // docs/reference.md#pubmed_trend: the JSON text block first, then the chart.
   moreContent: async (trend, { signal }) => [
     { type: "image", mimeType: "image/svg+xml", data: await trendChart(trend, signal) },
   ],

@@ -147,7 +147,13 @@ async function requestOf(
     case "citations": {
       if (!args.direction) throw needs("citations", "direction", '"direction": "backward"');
       const included = await includedPmids(args.review_id, ctx.signal);
-      const pmids = await citationPmids(getEutils(), included, args.direction, ctx.signal);
+      const pmids = await citationPmids(
+        getEutils(),
+        getEuropePmc(),
+        included,
+        args.direction,
+        ctx.signal,
+      );
       return { request: { source: "citations", pmids }, ...none };
     }
   }

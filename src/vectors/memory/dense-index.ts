@@ -8,7 +8,7 @@
  * build took 65.8 s at 100,000 chunks of 768 numbers on 2 cores, blocking the corpus worker, and
  * whose every sync batch added its vectors at about 1 ms each. The scan answers 100,000 such
  * chunks in 10–30 ms on the 2-core machines measured (the graph about 10 ms), always with the true
- * nearest, and loading is only reading the vectors (bench/README.md, "Later on the morning of
+ * nearest, and loading is only reading the vectors (bench/JOURNAL.md, "Later on the morning of
  * 2026-11-28" and "Late morning of 2026-11-28").
  *
  * The live chunks are rows 0 … size − 1: a removed chunk's row is filled by the last one, so the

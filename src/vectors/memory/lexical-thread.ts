@@ -11,7 +11,7 @@ import type { SparseVector } from "../../retrieval/bm25.js";
 import type { PaperRank } from "../../retrieval/rank.js";
 import { AppError, ERROR_CLASSES, VectorStoreError } from "../../errors.js";
 import { log } from "../../log.js";
-import { ThreadChannel } from "../../net/channel.js";
+import { ThreadChannel } from "../../net/thread-channel.js";
 import { startThread } from "../../threads.js";
 import type { LexicalHit, LexicalRow } from "./lexical-index.js";
 import {

@@ -3,7 +3,7 @@
  * updates it is sent in order and answers searches, ranked into papers when asked. Imports only
  * the index, the ranking and the channel, so it starts quickly.
  */
-import { parentChannel } from "../../net/channel.js";
+import { parentChannel } from "../../net/thread-channel.js";
 import { rankLeg } from "../../retrieval/rank.js";
 import { LexicalIndex, type LexicalRow } from "./lexical-index.js";
 import { packHits, unpackRows, type LexicalApi } from "./lexical-wire.js";
