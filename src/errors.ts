@@ -1,6 +1,7 @@
 /**
- * Typed errors, and the one place that maps any thrown value to the error envelope of
- * the error envelope (docs/reference.md#tool-errors). Messages are for the model: what was wrong and how to fix the call.
+ * Typed errors, and the one place that maps any thrown value to the error envelope
+ * (docs/reference.md#tool-errors). Messages are for the model: what was wrong and how to fix the
+ * call.
  */
 import { randomUUID } from "node:crypto";
 import { log } from "./log.js";

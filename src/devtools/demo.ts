@@ -104,6 +104,5 @@ process.once("SIGINT", stop);
 process.once("SIGTERM", stop);
 child.on("exit", async (code) => {
   await ncbi.close();
-  removeRunDir();
-  process.exit(code ?? 0);
+  process.exit(code ?? 0); // the "exit" listener removes this run's folder
 });

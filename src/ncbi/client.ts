@@ -35,23 +35,6 @@ import { Eutils } from "./eutils.js";
 import { IDCONV_TTL_MS, cacheTtlMs } from "./ttl.js";
 import type { Params, Utility } from "./types.js";
 
-export type { Params, Utility } from "./types.js";
-export type {
-  BodyParser,
-  CallOptions,
-  EutilsBytes,
-  EutilsResponse,
-  IdconvResponse,
-  ParsedResponse,
-} from "./calls.js";
-export type {
-  ConvertOptions,
-  EFetchTarget,
-  ELinkQuery,
-  ESearchParams,
-  MeshSummaryOptions,
-} from "./eutils.js";
-
 export interface EutilsInfo {
   maxRps: number;
   apiKeyInUse: boolean;

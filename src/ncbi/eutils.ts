@@ -13,6 +13,7 @@
 import { ValidationError } from "../errors.js";
 import { quoted } from "../excerpt.js";
 import { EFETCH_ARTICLES } from "./articles.js";
+import { normalizePmcid } from "./ids.js";
 import type {
   BodyParser,
   CallOptions,
@@ -267,11 +268,11 @@ function efetchParams(target: EFetchTarget, retmode: "xml" | "text"): Params {
 
 /** "PMC3040717", "pmc3040717" or "3040717" → "3040717" (EFetch db=pmc takes the digits). */
 function pmcDigits(pmcid: string): string {
-  const m = /^(?:PMC)?(\d+)(?:\.\d+)?$/i.exec(pmcid.trim());
-  if (!m?.[1]) {
+  const normal = normalizePmcid(pmcid);
+  if (normal === null) {
     throw new ValidationError(
       `${quoted(pmcid)} is not a PMCID: "PMC" + digits, e.g. "PMC3040717".`,
     );
   }
-  return m[1];
+  return normal.slice("PMC".length);
 }
