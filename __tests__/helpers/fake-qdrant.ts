@@ -4,7 +4,10 @@
  * answered 400 with the ajv errors on a mismatch; every response it sends is validated too. Both
  * kinds are recorded in `violations`, which tests assert stays empty.
  *
- * It implements what the adapter uses — collections (create, get, exists, delete), payload
+ * Objects in request bodies are closed (../vectors/openapi.ts): an unknown or misspelt field is a
+ * 400, where Qdrant would drop it silently.
+ *
+ * It implements what the adapter uses — collections (create, get, exists, update, delete), payload
  * indexes, upsert, delete by ids or filter, count, and the Query API — with Qdrant's scoring
  * (cosine; sparse dot product with the idf modifier), see ../vectors/qdrant-model.ts. Anything
  * else is answered 501 and recorded in `unsupported`, so a test cannot pass by accident.
@@ -18,9 +21,11 @@ import {
   HttpError,
   Unsupported,
   collectionInfo,
+  createCollection,
   passes,
   query,
   unit,
+  updateCollection,
   type Collection,
   type Point,
   type Sparse,
@@ -85,16 +90,12 @@ export async function startFakeQdrant(
       case "create_collection": {
         if (collections.has(name))
           throw new HttpError(409, `Wrong input: Collection \`${name}\` already exists!`);
-        const vectors = body.vectors ?? {};
-        const dense = "size" in vectors ? { "": vectors } : vectors;
-        collections.set(name, {
-          dense,
-          sparse: body.sparse_vectors ?? {},
-          payloadSchema: {},
-          points: new Map(),
-        });
+        collections.set(name, createCollection(body));
         return true;
       }
+      case "update_collection":
+        updateCollection(need(name), body);
+        return true;
       case "delete_collection":
         return collections.delete(name);
       case "get_collection":

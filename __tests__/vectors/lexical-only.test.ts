@@ -62,7 +62,8 @@ describe("pgvector adapter, lexical only", () => {
     const store = new QdrantVectorStore({ url: fake.url, collection: name });
     await store.ensure(0);
     expect(fake.requests.find((r) => r.operationId === "create_collection")?.body).toEqual({
-      sparse_vectors: { bm25: { modifier: "idf" } },
+      sparse_vectors: { bm25: { modifier: "idf", index: { on_disk: true } } },
+      on_disk_payload: true,
     });
     await store.upsert(lexicalPoints());
     const upsert = fake.requests.find((r) => r.operationId === "upsert_points")!.body as {

@@ -8,6 +8,11 @@
  * `{type: "null"}`, the stricter reading), and the spec's numeric formats (uint, uint32, float…)
  * become checked ajv formats, so an out-of-range sparse index or a fraction where an integer
  * belongs is a violation.
+ *
+ * Objects are closed: a schema that lists `properties` and says nothing of others gets
+ * `additionalProperties: false`. Qdrant itself ignores unknown fields except where it denies them
+ * (Filter, the payload selectors — already closed in the spec), so a misspelt `on_disk_paylod`
+ * would reach it, be dropped, and leave a collection without the layout; here it is a 400.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
@@ -45,6 +50,8 @@ function normalize(node: Json): Json {
   if (!isObject(node)) return node;
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(node)) if (k !== "nullable") out[k] = normalize(v);
+  if (isObject(out.properties) && !("additionalProperties" in out))
+    out.additionalProperties = false;
   if (node.nullable !== true) return out;
   if (typeof out.type === "string") {
     out.type = [out.type, "null"];

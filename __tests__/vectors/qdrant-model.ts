@@ -16,11 +16,18 @@ export interface Point {
   version: number;
 }
 
+type Json = Record<string, unknown>;
+
+/** A dense vector's params as created or patched (size, distance, on_disk, its own quantization). */
+export type DenseParams = { size: number; distance: string } & Json;
+
 export interface Collection {
-  dense: Record<string, { size: number; distance: string }>;
-  sparse: Record<string, { modifier?: string }>;
+  dense: Record<string, DenseParams>;
+  sparse: Record<string, { modifier?: string; index?: Json }>;
   payloadSchema: Record<string, string>;
   points: Map<string, Point>;
+  /** Collection-wide config as GET /collections/{name} reports it. */
+  config: { hnsw: Json; optimizers: Json; quantization: Json | null; onDiskPayload: boolean };
 }
 
 export class HttpError extends Error {
@@ -122,6 +129,71 @@ export function query(c: Collection, body: Record<string, unknown>) {
   };
 }
 
+/** PUT /collections/{name}: the collection a (spec-valid) CreateCollection body makes. */
+export function createCollection(body: Json): Collection {
+  const vectors = (body.vectors ?? {}) as Json;
+  const dense = ("size" in vectors ? { "": vectors } : vectors) as Record<string, DenseParams>;
+  return {
+    dense,
+    sparse: (body.sparse_vectors ?? {}) as Collection["sparse"],
+    payloadSchema: {},
+    points: new Map(),
+    config: {
+      // Qdrant's defaults where the body says nothing (on_disk_payload: the spec's "Default: true").
+      hnsw: { m: 16, ef_construct: 100, full_scan_threshold: 10000, ...(body.hnsw_config as Json) },
+      optimizers: {
+        default_segment_number: 0,
+        flush_interval_sec: 5,
+        ...(body.optimizers_config as Json),
+      },
+      quantization: (body.quantization_config as Json | undefined) ?? null,
+      onDiskPayload: (body.on_disk_payload as boolean | undefined) ?? true,
+    },
+  };
+}
+
+const merge = (base: Json | undefined, diff: unknown): Json => ({ ...base, ...(diff as Json) });
+
+/**
+ * PATCH /collections/{name}, as Qdrant applies an UpdateCollection: each given part merged into
+ * the current one, named vectors that must already exist, quantization "Disabled" to remove it.
+ */
+export function updateCollection(c: Collection, body: Json): void {
+  for (const key of Object.keys(body)) {
+    if (
+      ![
+        "vectors",
+        "quantization_config",
+        "params",
+        "hnsw_config",
+        "sparse_vectors",
+        "optimizers_config",
+      ].includes(key)
+    )
+      throw new Unsupported(`updating ${key}`);
+  }
+  const quant = (q: unknown) => (q === "Disabled" ? null : (q as Json));
+  for (const [name, diff] of Object.entries((body.vectors ?? {}) as Record<string, Json>)) {
+    const v = c.dense[name];
+    if (!v) throw new HttpError(400, `Wrong input: Not existing vector name error: ${name}`);
+    if (diff.on_disk != null) v.on_disk = diff.on_disk;
+    if (diff.hnsw_config != null) v.hnsw_config = merge(v.hnsw_config as Json, diff.hnsw_config);
+    if (diff.quantization_config != null) v.quantization_config = quant(diff.quantization_config);
+  }
+  for (const [name, diff] of Object.entries((body.sparse_vectors ?? {}) as Record<string, Json>)) {
+    const v = c.sparse[name];
+    if (!v) throw new HttpError(400, `Wrong input: Not existing vector name error: ${name}`);
+    if (diff.index != null) v.index = merge(v.index, diff.index);
+    if (diff.modifier != null) v.modifier = diff.modifier as string;
+  }
+  if (body.quantization_config != null) c.config.quantization = quant(body.quantization_config);
+  if (body.hnsw_config != null) c.config.hnsw = merge(c.config.hnsw, body.hnsw_config);
+  if (body.optimizers_config != null)
+    c.config.optimizers = merge(c.config.optimizers, body.optimizers_config);
+  const params = (body.params ?? {}) as Json;
+  if (params.on_disk_payload != null) c.config.onDiskPayload = params.on_disk_payload as boolean;
+}
+
 /** GET /collections/{name}: a CollectionInfo with the fields the spec requires. */
 export function collectionInfo(c: Collection) {
   const n = c.points.size;
@@ -141,11 +213,12 @@ export function collectionInfo(c: Collection) {
         shard_number: 1,
         replication_factor: 1,
         write_consistency_factor: 1,
-        on_disk_payload: true,
+        on_disk_payload: c.config.onDiskPayload,
       },
-      hnsw_config: { m: 16, ef_construct: 100, full_scan_threshold: 10000 },
-      optimizer_config: { default_segment_number: 0, flush_interval_sec: 5 },
+      hnsw_config: c.config.hnsw,
+      optimizer_config: c.config.optimizers,
       wal_config: { wal_capacity_mb: 32, wal_segments_ahead: 0 },
+      ...(c.config.quantization && { quantization_config: c.config.quantization }),
     },
   };
 }

@@ -44,10 +44,16 @@ describeSpec("qdrant adapter against the spec-validating test double", () => {
   it("created a named cosine vector, an idf sparse vector and the payload indexes", () => {
     const create = fake.requests.find((r) => r.operationId === "create_collection")!;
     expect(create.path).toBe(`/collections/${name}`);
+    // The layout of src/vectors/qdrant/layout.ts; __tests__/vectors/qdrant-layout.test.ts has more.
     expect(create.body).toEqual({
-      vectors: { dense: { size: DIMENSION, distance: "Cosine" } },
-      sparse_vectors: { bm25: { modifier: "idf" } },
+      vectors: { dense: { size: DIMENSION, distance: "Cosine", on_disk: true } },
+      sparse_vectors: { bm25: { modifier: "idf", index: { on_disk: true } } },
+      hnsw_config: { m: 16, ef_construct: 100 },
+      quantization_config: { scalar: { type: "int8", quantile: 0.99, always_ram: true } },
+      on_disk_payload: true,
     });
+    // A collection made with the layout needs no update.
+    expect(fake.requests.filter((r) => r.operationId === "update_collection")).toEqual([]);
     expect(fake.collections.get(name)!.payloadSchema).toEqual({
       pmid: "keyword",
       retracted: "bool",

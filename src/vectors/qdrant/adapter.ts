@@ -4,7 +4,8 @@
  * query term by idf(N, df) from live collection statistics — the stored values are the BM25
  * tf-saturation parts (src/retrieval/bm25.ts) and the score is BM25 itself. Point ids are the chunk
  * uuids; the payload carries what rag_search shows plus indexed filter fields (pmid, retracted,
- * pdat_year). Writes wait for completion so a sync's checkpoint never outruns its vectors.
+ * pdat_year). Where each part is kept, and why, is ./layout.ts. Writes wait for completion so a
+ * sync's checkpoint never outruns its vectors.
  * With no embedder (dimension 0, EMBEDDINGS_PROVIDER=none) the collection is sparse-only: no
  * dense vector is declared or stored, and only the BM25 leg can be searched.
  */
@@ -14,9 +15,18 @@ import { AppError, VectorStoreError, isAbort } from "../../errors.js";
 import { payloadFromRow, payloadToRow, type PayloadRow } from "../payload-row.js";
 import { checkDenseQuery, checkPoints, checkSparseQuery } from "../points.js";
 import type { ChunkPoint, Hit, SearchOptions, VectorStore } from "../vector-store.js";
+import {
+  DENSE_VECTOR,
+  SPARSE_VECTOR,
+  createBody,
+  denseParams,
+  denseSearchParams,
+  layoutProblem,
+  missingIndexes,
+  upgradeFor,
+} from "./layout.js";
 
-export const DENSE_VECTOR = "dense";
-export const SPARSE_VECTOR = "bm25";
+export { DENSE_VECTOR, SPARSE_VECTOR } from "./layout.js";
 /** Points per upsert request: keeps request bodies to a few MB with 1536-number vectors. */
 const UPSERT_BATCH = 128;
 
@@ -62,12 +72,7 @@ export class QdrantVectorStore implements VectorStore {
     if (!exists) {
       await this.#call("create the collection", async () => {
         try {
-          await this.#client.createCollection(name, {
-            ...(dimension > 0
-              ? { vectors: { [DENSE_VECTOR]: { size: dimension, distance: "Cosine" } } }
-              : {}),
-            sparse_vectors: { [SPARSE_VECTOR]: { modifier: "idf" } },
-          });
+          await this.#client.createCollection(name, createBody(dimension));
         } catch (err) {
           // Another process created it first; the check below decides whether it fits.
           if (!(await this.#client.collectionExists(name)).exists) throw err;
@@ -81,13 +86,15 @@ export class QdrantVectorStore implements VectorStore {
         `Qdrant collection "${name}" ${problem}. Run \`pubmed-mcp reindex\` into a new QDRANT_COLLECTION, or delete the collection.`,
       );
     }
-    const indexes: [string, Schemas["PayloadSchemaType"]][] = [
-      ["pmid", "keyword"],
-      ["retracted", "bool"],
-      ["pdat_year", "integer"],
-    ];
-    for (const [field_name, field_schema] of indexes) {
-      if (info.payload_schema[field_name]) continue;
+    // An older version's collection: storage places and quantization in place (same body from
+    // every replica, so a race is harmless), then the payload indexes it lacks.
+    const upgrade = upgradeFor(info);
+    if (upgrade) {
+      await this.#call("update the collection layout", () =>
+        this.#client.updateCollection(name, upgrade),
+      );
+    }
+    for (const [field_name, field_schema] of missingIndexes(info)) {
       await this.#call("index payload fields", () =>
         this.#client.createPayloadIndex(name, { field_name, field_schema, wait: true }),
       );
@@ -142,7 +149,7 @@ export class QdrantVectorStore implements VectorStore {
       );
     }
     checkDenseQuery(vector, dimension);
-    return this.#query(vector, DENSE_VECTOR, limit, opts);
+    return this.#query(vector, DENSE_VECTOR, limit, opts, denseSearchParams(limit));
   }
 
   async searchSparse(query: SparseVector, limit: number, opts: SearchOptions = {}) {
@@ -171,12 +178,14 @@ export class QdrantVectorStore implements VectorStore {
     using: string,
     limit: number,
     opts: SearchOptions,
+    params?: Schemas["SearchParams"],
   ): Promise<Hit[]> {
     const res = await this.#call("search", () =>
       this.#client.query(this.#collection, {
         query,
         using,
         limit,
+        params,
         with_payload: true,
         filter: opts.excludeRetracted
           ? { must: [{ key: "retracted", match: { value: false } }] }
@@ -259,27 +268,6 @@ export class QdrantVectorStore implements VectorStore {
       { cause: err },
     );
   }
-}
-
-function denseParams(info: Schemas["CollectionInfo"]): Schemas["VectorParams"] | undefined {
-  const vectors = info.config.params.vectors as Record<string, Schemas["VectorParams"]> | undefined;
-  return vectors?.[DENSE_VECTOR];
-}
-
-function layoutProblem(info: Schemas["CollectionInfo"], dimension: number): string | undefined {
-  const dense = denseParams(info);
-  if (dimension === 0) {
-    if (dense) return `holds ${dense.size}-number dense vectors but no embedder is configured`;
-  } else if (!dense || dense.distance !== "Cosine") {
-    return `has no cosine vector named "${DENSE_VECTOR}"`;
-  }
-  if (dense && dense.size !== dimension) {
-    return `holds ${dense.size}-number vectors but the embedder makes ${dimension}`;
-  }
-  if (info.config.params.sparse_vectors?.[SPARSE_VECTOR]?.modifier !== "idf") {
-    return `has no sparse vector "${SPARSE_VECTOR}" with the idf modifier`;
-  }
-  return undefined;
 }
 
 function toStored(p: ChunkPoint): StoredPayload {
