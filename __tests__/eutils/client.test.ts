@@ -234,6 +234,27 @@ describe("deadline and cancel", () => {
     );
   });
 
+  it("a deadline that passes while the call waits its turn here is a RateLimitError: nothing sent", async () => {
+    // One start a second: the first call takes it and holds NCBI for a while; the second waits.
+    fake.failNext(1, { body: OK, delayMs: 60_000 });
+    const c = client({ maxRps: 1 });
+    const holder = new AbortController();
+    const first = search(c, "first", holder.signal).catch((e: unknown) => e);
+    while (fake.requests.length === 0) await sleep(5);
+    const deadline = new AbortController();
+    const second = search(c, "second", deadline.signal).catch((e: unknown) => e);
+    await sleep(50);
+    deadline.abort(new DOMException("deadline", "TimeoutError"));
+    const err = await second;
+    holder.abort();
+    await first;
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect((err as Error).message).toBe(
+      "NCBI was not asked: this call waited 20 s (NCBI_DEADLINE_MS) for its turn under the rate limit (1 per second) behind 1 other call; nothing was sent. Try again shortly, or make fewer calls at once.",
+    );
+    expect(fake.requests.map((r) => r.params.term)).toEqual(["first"]);
+  });
+
   it("a deadline during a rate-limit pause is a RateLimitError", async () => {
     fake.failNext(1, rateLimitReply(429, 30));
     const c = client();

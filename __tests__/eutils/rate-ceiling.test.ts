@@ -20,6 +20,7 @@ import {
 import {
   closeCallers,
   connectCallers,
+  outcome,
   runCallers,
   startReplica,
 } from "../../bench/lib/replicas.js";
@@ -54,7 +55,7 @@ describe("the rate ceiling at a stand-in NCBI in its own process", () => {
         const clients = await connectCallers([replica.url], CALLERS);
         const tally = await runCallers(clients, callsEach, `ceiling ${maxRps}`);
         await closeCallers(clients);
-        expect(tally).toEqual({ ok: CALLERS * callsEach, toolErrors: {}, thrown: 0 });
+        expect(outcome(tally)).toEqual({ ok: CALLERS * callsEach, errors: {}, thrown: 0 });
         const arrivals = await standIn.arrivals();
         expect(arrivals).toHaveLength(CALLERS * callsEach);
         // The ceiling is reached (the test is not idle) and never passed.

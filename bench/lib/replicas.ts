@@ -85,6 +85,10 @@ export interface CallTally {
   toolErrors: Record<string, number>;
   /** Calls that threw (transport failures, e.g. the caller's replica was killed). */
   thrown: number;
+  /** The longest call, from its request to its answer, in ms. */
+  longestMs: number;
+  /** The first error message of each code, for a failure's report. */
+  messages?: Record<string, string>;
 }
 
 /**
@@ -96,10 +100,11 @@ export async function runCallers(
   callsEach: number,
   tag: string,
 ): Promise<CallTally> {
-  const tally: CallTally = { ok: 0, toolErrors: {}, thrown: 0 };
+  const tally: CallTally = { ok: 0, toolErrors: {}, thrown: 0, longestMs: 0 };
   await Promise.all(
     clients.map(async (client, c) => {
       for (let k = 0; k < callsEach; k++) {
+        const began = performance.now();
         try {
           const res = await client.callTool(
             { name: "pubmed_search", arguments: { query: `${tag} caller ${c} call ${k}` } },
@@ -108,17 +113,29 @@ export async function runCallers(
           );
           if (res.isError) {
             const text = (res.content as { text?: string }[])[0]?.text ?? "{}";
-            const code =
-              (JSON.parse(text) as { error?: { code?: string } }).error?.code ?? "UNKNOWN";
+            const error = (JSON.parse(text) as { error?: { code?: string; message?: string } })
+              .error;
+            const code = error?.code ?? "UNKNOWN";
             tally.toolErrors[code] = (tally.toolErrors[code] ?? 0) + 1;
+            tally.messages = { [code]: error?.message ?? text, ...tally.messages };
           } else tally.ok++;
         } catch {
           tally.thrown++;
         }
+        tally.longestMs = Math.max(tally.longestMs, performance.now() - began);
       }
     }),
   );
   return tally;
+}
+
+/** What a test compares: calls answered, and the first message of each error code, and throws. */
+export function outcome(tally: CallTally): {
+  ok: number;
+  errors: Record<string, string>;
+  thrown: number;
+} {
+  return { ok: tally.ok, errors: tally.messages ?? {}, thrown: tally.thrown };
 }
 
 export async function closeCallers(clients: readonly Client[]): Promise<void> {

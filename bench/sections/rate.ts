@@ -5,12 +5,16 @@
  * PostgreSQL (DATABASE_URL, so one shared budget), each call a pubmed_search with a unique query.
  * Figures per ceiling (NCBI_MAX_RPS 3 and 10) and replica count: the most requests that arrived in
  * any sliding second, the tightest span of ceiling + 1 consecutive arrivals (at least 1,000 ms means
- * the ceiling held), and sustained throughput at the stand-in. Runs by default in full mode only
- * (minutes at 3 requests/s); `--only rate` runs it in any mode.
+ * the ceiling held), and sustained throughput at the stand-in. Then fairness under a deadline
+ * (issue 48): 48 callers at 10/s with NCBI_DEADLINE_MS=8000, one server against three replicas —
+ * calls that failed, the longest call, and the database transactions per call. Runs by default in
+ * full mode only (minutes at 3 requests/s); `--only rate` runs it in any mode.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
 import { maxInWindow, startStandIn, tightestSpan, windowsOver } from "../lib/ncbi-standin.js";
 import type { BenchOptions, Mode } from "../lib/options.js";
 import {
@@ -18,6 +22,7 @@ import {
   connectCallers,
   runCallers,
   startReplica,
+  type CallTally,
   type Replica,
 } from "../lib/replicas.js";
 import { emptySection, figure, ratio, type SectionResult } from "../lib/stats.js";
@@ -34,11 +39,18 @@ const SIZES: Record<Mode, { calls: Record<(typeof CEILINGS)[number], number>; re
   smoke: { calls: { 3: 1, 10: 1 }, reps: 1 },
 };
 
+/** The fairness run: as many callers as issue 48 measured, the deadline it failed at. */
+const FAIR = { callers: 48, rps: 10, deadlineMs: 8_000 };
+const FAIR_CALLS: Record<Mode, number> = { full: 3, quick: 3, smoke: 1 };
+
 interface Run {
   maxPerSecond: number;
   windowsOver: number;
   tightestMs: number;
   throughput: number;
+  tally: CallTally;
+  /** Transactions the replicas' database committed or rolled back during the calls. */
+  transactions?: number;
 }
 
 export async function rateSection(opts: BenchOptions): Promise<SectionResult> {
@@ -54,6 +66,9 @@ export async function rateSection(opts: BenchOptions): Promise<SectionResult> {
       for (const rps of CEILINGS) {
         for (const n of replicaCounts) {
           const run = await oneRun(standIn, rps, n, calls[rps]);
+          if (run.tally.ok !== CALLERS * calls[rps]) {
+            throw new Error(`calls failed: ${JSON.stringify(run.tally)}`);
+          }
           const key = `${rps}.${n}`;
           runs.set(key, [...(runs.get(key) ?? []), run]);
           if (run.windowsOver > 0) {
@@ -62,9 +77,16 @@ export async function rateSection(opts: BenchOptions): Promise<SectionResult> {
         }
       }
     }
+    for (let rep = 0; rep < reps; rep++) {
+      for (const n of replicaCounts) {
+        const run = await oneRun(standIn, FAIR.rps, n, FAIR_CALLS[opts.mode], FAIR);
+        runs.set(`fair.${n}`, [...(runs.get(`fair.${n}`) ?? []), run]);
+      }
+    }
   } finally {
     await standIn.close();
   }
+  fairness(section, runs, FAIR_CALLS[opts.mode]);
 
   for (const rps of CEILINGS) {
     for (const n of replicaCounts) {
@@ -123,19 +145,70 @@ export async function rateSection(opts: BenchOptions): Promise<SectionResult> {
   return section;
 }
 
+function fairness(section: SectionResult, runs: Map<string, Run[]>, callsEach: number): void {
+  const calls = FAIR.callers * callsEach;
+  for (const [n, r] of [1, 3].map((n) => [n, runs.get(`fair.${n}`) ?? []] as const)) {
+    if (r.length === 0) continue;
+    const what = `${FAIR.callers} callers at ${FAIR.rps}/s, 8 s deadline, ${n === 1 ? "one server" : `${n} replicas`}`;
+    section.figures.push(
+      figure(
+        `rate.fair.${n}r.failed`,
+        `${what}: calls that failed, of ${calls} (goal 0)`,
+        "calls",
+        r.map((x) => calls - x.tally.ok),
+      ),
+      figure(
+        `rate.fair.${n}r.longest_ms`,
+        `${what}: the longest call`,
+        "ms",
+        r.map((x) => x.tally.longestMs),
+      ),
+    );
+    if (n > 1) {
+      section.figures.push(
+        figure(
+          `rate.fair.${n}r.transactions_per_call`,
+          `${what}: database transactions per call`,
+          "transactions",
+          r.map((x) => (x.transactions ?? NaN) / calls),
+        ),
+      );
+    }
+  }
+  const one = runs.get("fair.1");
+  const three = runs.get("fair.3");
+  if (one?.length && three?.length) {
+    section.ratios.push(
+      ratio(
+        "rate.fair.longest_vs_one",
+        `${FAIR.callers} callers, 8 s deadline: the longest call, three replicas vs one server (goal ≤ 1.2)`,
+        "3-replica longest ÷ 1-server longest, per repetition",
+        three.map((x) => x.tally.longestMs),
+        one.map((x) => x.tally.longestMs),
+      ),
+    );
+  }
+  for (const r of [...(one ?? []), ...(three ?? [])]) {
+    if (r.tally.messages)
+      section.notes.push(`fairness run errors: ${JSON.stringify(r.tally.messages)}`);
+  }
+}
+
 async function oneRun(
   standIn: Awaited<ReturnType<typeof startStandIn>>,
   rps: number,
   n: number,
   callsEach: number,
+  opts: { callers?: number; deadlineMs?: number } = {},
 ): Promise<Run> {
+  const callers = opts.callers ?? CALLERS;
   const cleanups: (() => Promise<void>)[] = [];
   const replicas: Replica[] = [];
   try {
     const env: Record<string, string> = {
       NCBI_EUTILS_BASE_URL: standIn.baseUrl,
       NCBI_MAX_RPS: String(rps),
-      NCBI_DEADLINE_MS: "600000",
+      NCBI_DEADLINE_MS: String(opts.deadlineMs ?? 600_000),
       LOG_LEVEL: "error",
     };
     if (n === 1) {
@@ -154,11 +227,15 @@ async function oneRun(
     await standIn.reset();
     const clients = await connectCallers(
       replicas.map((r) => r.url),
-      CALLERS,
+      callers,
     );
+    const before = env.DATABASE_URL ? await transactions(env.DATABASE_URL) : undefined;
     const tally = await runCallers(clients, callsEach, `bench ${rps} ${n} ${Date.now()}`);
     await closeCallers(clients);
-    if (tally.ok !== CALLERS * callsEach) throw new Error(`calls failed: ${JSON.stringify(tally)}`);
+    // PostgreSQL publishes a backend's counts at most once a second.
+    const after = env.DATABASE_URL
+      ? (await sleep(1_500), await transactions(env.DATABASE_URL))
+      : undefined;
     const arrivals = (await standIn.arrivals()).sort((a, b) => a - b);
     // Sustained: from arrival c (after the first burst, which an idle budget lets through at once)
     // over whole groups of c further arrivals, so the run's ragged end does not count as a burst.
@@ -169,9 +246,25 @@ async function oneRun(
       windowsOver: windowsOver(arrivals, rps, 1000),
       tightestMs: tightestSpan(arrivals, rps),
       throughput: m / span,
+      tally,
+      transactions: before !== undefined && after !== undefined ? after - before : undefined,
     };
   } finally {
     await Promise.all(replicas.map((r) => r.close()));
     for (const c of cleanups.reverse()) await c();
+  }
+}
+
+/** Transactions committed and rolled back so far in the database at `url`. */
+async function transactions(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      "select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()",
+    );
+    return Number(rows[0]?.n ?? NaN);
+  } finally {
+    await client.end();
   }
 }

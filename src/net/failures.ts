@@ -131,3 +131,41 @@ export function coolingPastDeadline(
     { ...details, retryAfterSeconds: seconds, retryAt },
   );
 }
+
+/**
+ * Nothing was sent: the budget every replica on the database shares is taken by the calls queued
+ * ahead of this one until after its deadline, so it fails now rather than at the deadline.
+ */
+export function budgetPastDeadline(
+  service: ServiceInfo,
+  maxRps: number,
+  waitMs: number,
+  queued: number,
+  details: Record<string, unknown>,
+): RateLimitError {
+  const seconds = Math.ceil(waitMs / 1000);
+  return new RateLimitError(
+    `${service.name}'s request budget, shared by every server replica on this database (NCBI_MAX_RPS=${maxRps} requests/s in all), is saturated: ${count(queued, "call")} queued for it, so this one could start only in about ${seconds} s, after its deadline (NCBI_DEADLINE_MS); nothing was sent. Try again in ${seconds} s, or make fewer calls at once.`,
+    { ...details, retryAfterSeconds: seconds, queued },
+  );
+}
+
+/** Nothing was sent: the call's deadline came while it waited in this server's queue for a start. */
+export function queuedPastDeadline(
+  service: ServiceInfo,
+  deadlineMs: number,
+  maxRps: number,
+  waiting: number,
+  details: Record<string, unknown>,
+): RateLimitError {
+  const seconds = Math.round(deadlineMs / 1000);
+  return new RateLimitError(
+    `${service.name} was not asked: this call waited ${seconds} s (NCBI_DEADLINE_MS) for its turn under the rate limit (${maxRps} per second) behind ${count(waiting, "other call")}; nothing was sent. Try again shortly, or make fewer calls at once.`,
+    { ...details, queued: waiting + 1 },
+  );
+}
+
+/** "1 call", "3 calls". */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}

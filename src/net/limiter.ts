@@ -5,13 +5,14 @@
  * counts task starts, which can be long before a request is on the wire; this one counts the
  * moment each request is written to the socket (below), holds starts for a cool-down after a
  * 429 with probes, fails at once a wait longer than the caller's deadline, and checks the
- * replicas' shared budget (budget.ts) after the local check: what p-queue does not do.
+ * replicas' shared budget (shared-budget.ts), first come, first served across them, after the
+ * local check: what p-queue does not do.
  */
 import { AsyncResource } from "node:async_hooks";
 import dc from "node:diagnostics_channel";
 import PQueue from "p-queue";
 import { sleep } from "../sleep.js";
-import type { Admission, SharedBudget } from "./shared-budget.js";
+import type { Admission, Place, Refusal, SharedBudget } from "./shared-budget.js";
 
 /**
  * NCBI counts arrivals, not our starts. A start is therefore timed when undici writes the request
@@ -46,6 +47,21 @@ export function setDeadline(signal: AbortSignal, at: number): AbortSignal {
 
 export function deadlineOf(signal: AbortSignal | undefined): number | undefined {
   return signal ? deadlines.get(signal) : undefined;
+}
+
+/**
+ * A call cannot start before its deadline: the replicas' shared budget is taken by the calls
+ * queued ahead of it (`queued` in all, this one included).
+ */
+export class BudgetSaturatedError extends Error {
+  constructor(
+    /** How long until this call's turn would come, in ms. */
+    readonly waitMs: number,
+    readonly queued: number,
+  ) {
+    super(`the shared budget is saturated: ${queued} calls queued`);
+    this.name = "BudgetSaturatedError";
+  }
 }
 
 /** A call cannot start before its deadline: NCBI asked for a pause that outlasts it. */
@@ -94,7 +110,8 @@ interface Start {
 
 export class RateLimiter {
   private readonly queue: PQueue;
-  private readonly maxRps: number;
+  /** Most starts in any window. */
+  readonly maxRps: number;
   private readonly windowMs: number;
   private readonly now: () => number;
   private readonly shared: SharedBudget | undefined;
@@ -122,9 +139,15 @@ export class RateLimiter {
   run<T>(task: (ticket: Ticket) => Promise<T>, signal?: AbortSignal): Promise<T> {
     // p-queue runs the task from another call's continuation: bind it to the caller's async
     // context, so what it logs is credited to the caller's MCP session (src/protocol/logging.ts).
+    // A call that must wait here for a slot is numbered in the replicas' shared queue now, so it
+    // keeps its place among the calls of every replica that arrived after it.
+    const place: Place = {};
+    if (this.shared && this.queue.pending >= this.queue.concurrency) {
+      place.reserved = this.shared.reserve();
+    }
     return this.queue.add(
       AsyncResource.bind(async () => {
-        const start = await this.acquire(signal, deadlineOf(signal));
+        const start = await this.acquire(signal, deadlineOf(signal), place);
         const onWire = () => {
           if (start.onWire) return;
           start.at = this.now();
@@ -182,9 +205,27 @@ export class RateLimiter {
 
   /**
    * Waits until a start is allowed, then records it; check-and-record is synchronous, so no race.
-   * A call whose deadline comes before the cool-down lets anything start fails at once.
+   * A call whose deadline comes before the cool-down lets anything start, or before its turn in
+   * the replicas' shared queue, fails at once; a call that gives up leaves that queue.
    */
-  private async acquire(signal: AbortSignal | undefined, deadline?: number): Promise<Start> {
+  private async acquire(
+    signal: AbortSignal | undefined,
+    deadline: number | undefined,
+    place: Place,
+  ): Promise<Start> {
+    try {
+      if (place.reserved) place.ticket ??= await place.reserved;
+      return await this.waitForStart(signal, deadline, place);
+    } finally {
+      if (place.ticket !== undefined) this.shared?.leave(place);
+    }
+  }
+
+  private async waitForStart(
+    signal: AbortSignal | undefined,
+    deadline: number | undefined,
+    place: Place,
+  ): Promise<Start> {
     for (;;) {
       signal?.throwIfAborted();
       const now = this.now();
@@ -199,12 +240,15 @@ export class RateLimiter {
         }
         // Held locally while the shared budget decides, so no other local call takes the slot.
         this.starts.push(start);
-        const refusedMs = await this.admitShared(start, signal);
-        if (refusedMs === 0) {
+        const refusal = await this.admitShared(start, place, signal);
+        if (refusal === undefined) {
           this.total += 1;
           return start;
         }
-        await sleep(refusedMs, signal);
+        if (deadline !== undefined && this.now() + refusal.waitMs >= deadline) {
+          throw new BudgetSaturatedError(refusal.waitMs, refusal.queued);
+        }
+        await sleep(refusal.waitMs, signal);
         continue;
       }
       const cooling = this.coolUntil - now;
@@ -222,23 +266,27 @@ export class RateLimiter {
   }
 
   /**
-   * 0 when the shared budget (if any) admits `start`; otherwise the local hold is dropped and the
-   * ms the budget asks to wait are returned. An abort during the round trip gives the start back.
+   * Undefined when the shared budget (if any) admits `start`; otherwise the local hold is dropped
+   * and the budget's refusal returned. An abort during the round trip gives the start back.
    */
-  private async admitShared(start: Start, signal: AbortSignal | undefined): Promise<number> {
-    if (!this.shared) return 0;
-    const verdict = await this.shared.admit(this.maxRps, this.windowMs);
+  private async admitShared(
+    start: Start,
+    place: Place,
+    signal: AbortSignal | undefined,
+  ): Promise<Refusal | undefined> {
+    if (!this.shared) return undefined;
+    const verdict = await this.shared.admit(this.maxRps, this.windowMs, place);
     if (!("waitMs" in verdict)) {
       if (!signal?.aborted) {
         start.shared = verdict;
-        return 0;
+        return undefined;
       }
       verdict.cancel();
     }
     this.starts = this.starts.filter((s) => s !== start);
     if (start.probe) this.probing = false;
     signal?.throwIfAborted();
-    return "waitMs" in verdict ? verdict.waitMs : 0;
+    return "waitMs" in verdict ? verdict : undefined;
   }
 
   /** During a cool-down, whether this start may be the probe that tests whether NCBI is back. */

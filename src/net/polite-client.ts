@@ -20,14 +20,22 @@
 import { AppError } from "../errors.js";
 import type { ResponseCache } from "./cache.js";
 import { cacheKey } from "./cache.js";
-import { CoolDownError, RateLimiter, setDeadline, type Ticket } from "./limiter.js";
+import {
+  BudgetSaturatedError,
+  CoolDownError,
+  RateLimiter,
+  setDeadline,
+  type Ticket,
+} from "./limiter.js";
 import { sleep } from "../sleep.js";
 import { log } from "../log.js";
 import { classifyServiceReply, type ServiceReply } from "./body.js";
 import {
+  budgetPastDeadline,
   connectionFailure,
   coolingPastDeadline,
   deadlinePassed,
+  queuedPastDeadline,
   retriesExhausted,
   timeoutFailure,
   type BodyFormat,
@@ -284,13 +292,37 @@ export class PoliteClient {
     let last: Failure | undefined;
     for (let attempt = 1; ; attempt++) {
       let result: Attempt;
+      let began = false;
       try {
-        result = await this.limiter.run((t) => this.attempt(call, attempt, signal, t), signal);
+        result = await this.limiter.run((t) => {
+          began = true;
+          return this.attempt(call, attempt, signal, t);
+        }, signal);
       } catch (err) {
+        const details = this.details(call.label);
         if (err instanceof CoolDownError) {
-          throw coolingPastDeadline(this.service, err.waitMs, this.now(), this.details(call.label));
+          throw coolingPastDeadline(this.service, err.waitMs, this.now(), details);
+        }
+        if (err instanceof BudgetSaturatedError) {
+          throw budgetPastDeadline(
+            this.service,
+            this.limiter.maxRps,
+            err.waitMs,
+            err.queued,
+            details,
+          );
         }
         if (err instanceof AppError || !signal.aborted) throw err;
+        if (!began && last === undefined && timedOut(signal)) {
+          const waiting = this.limiter.size + this.limiter.pending;
+          throw queuedPastDeadline(
+            this.service,
+            this.opts.deadlineMs,
+            this.limiter.maxRps,
+            waiting,
+            details,
+          );
+        }
         throw this.stopped(call, signal, last);
       }
       const { outcome } = result;
@@ -387,12 +419,9 @@ export class PoliteClient {
 
   /** The caller's signal ended the call: the tool deadline passed (TimeoutError), or a cancel. */
   private stopped(call: Call, signal: AbortSignal, last: Failure | undefined): unknown {
-    const reason: unknown = signal.reason;
-    // By name, not instanceof: a DOMException may come from another realm (vm contexts, jest).
-    const deadline = (reason as { name?: unknown } | undefined)?.name === "TimeoutError";
-    return deadline
+    return timedOut(signal)
       ? deadlinePassed(this.service, this.opts.deadlineMs, last, this.details(call.label))
-      : reason;
+      : signal.reason;
   }
 
   /** base·2^(attempt−1), capped at 16 bases; the sleep is a uniform draw below it (full jitter). */
@@ -468,4 +497,10 @@ function flat(params: Params): [string, string][] {
   return Object.entries(params)
     .filter((e): e is [string, NonNullable<Params[string]>] => e[1] !== undefined)
     .map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : String(v)]);
+}
+
+/** The call's deadline passed (its signal's timeout), as against a cancellation. */
+function timedOut(signal: AbortSignal): boolean {
+  // By name, not instanceof: a DOMException may come from another realm (vm contexts, jest).
+  return (signal.reason as { name?: unknown } | undefined)?.name === "TimeoutError";
 }

@@ -11,6 +11,12 @@
  * while a connect is slow, a killed replica's rows simply age out (bound + window), so a replica
  * that dies mid-run costs the others at most its few pending starts, for a few seconds.
  *
+ * Calls wait in one queue across replicas, first come, first served: a refused call keeps a place
+ * (a row numbered in order of arrival) and is told when its turn comes, from the starts in the
+ * window and the places ahead of it, so each waiter asks again once, about when it may go, instead
+ * of every waiter retrying together and the fastest row lock winning. A call whose turn comes after
+ * its deadline learns so at once (the limiter fails it with RATE_LIMIT naming the queue's length).
+ *
  * The tables and function are created here, not by the corpus store's migrations: live tools never
  * wait for the store to open, and this state is a few rows that expire by time.
  */
@@ -19,8 +25,14 @@ import { log } from "../log.js";
 
 /** How long an admitted start may take to reach the wire before its replica renews its bound. */
 export const HOLD_MS = 2_000;
-/** A refusal whose limiting start is still pending is re-asked this soon (it is usually stamped within ms). */
-const PENDING_RETRY_MS = 20;
+/**
+ * A waiting call's place in the queue outlives the moment its owner was told to ask again by this
+ * much: a busy event loop may wake it late. A place whose owner never asks again (its replica
+ * died) is dropped after it; until then it holds up the calls behind it, for at most this long.
+ */
+const GRACE_MS = 2_000;
+/** A pending start is usually stamped within ms of its admission; past that it is polled this often. */
+const PENDING_POLL_MS = 50;
 /** A database that does not answer within this is treated as absent for that start (fail open). */
 const QUERY_TIMEOUT_MS = 5_000;
 /** After a failure the database is asked again only this much later; starts meanwhile go local. */
@@ -37,10 +49,57 @@ export interface Admission {
   cancel(): void;
 }
 
+/** Not yet: the calls ahead in the shared queue take the next starts. */
+export interface Refusal {
+  /** When to ask again: the estimated moment this call's turn comes, in ms from now. */
+  waitMs: number;
+  /** Calls of every replica waiting ahead of this one. */
+  ahead: number;
+  /** Calls of every replica waiting, this one included. */
+  queued: number;
+}
+
+/**
+ * One call's place in the shared queue, kept by the caller from its first `admit` until it is
+ * admitted or gives up (`leave`). Calls are admitted first come, first served across replicas.
+ */
+export interface Place {
+  /** The place's number, once it has one (from `reserve` or the first refusal). */
+  ticket?: string;
+  /** A number taken when the call arrived, before it could ask (it waited for a local slot). */
+  reserved?: Promise<string | undefined>;
+}
+
 export interface SharedBudget {
-  /** Admits one start under `maxRps` per `windowMs`, or says how many ms to wait before asking again. */
-  admit(maxRps: number, windowMs: number): Promise<Admission | { waitMs: number }>;
+  /** Admits the call holding `place` under `maxRps` per `windowMs` when its turn has come. */
+  admit(maxRps: number, windowMs: number, place?: Place): Promise<Admission | Refusal>;
+  /**
+   * A number in the queue's order of arrival for a call that cannot ask yet; it holds nobody up
+   * until the call asks with it. Undefined when the database cannot be used.
+   */
+  reserve(): Promise<string | undefined>;
+  /** The call gives up waiting (aborted, or its deadline comes first): its place goes. */
+  leave(place: Place): void;
   close(): Promise<void>;
+}
+
+/**
+ * The moment the call `ahead` places behind the head may start, in ms from now, when `leaves`
+ * are the ms until each start in the window leaves it (ascending) and at most `max` fit in one.
+ * The free places go to the first calls at once and leave a window later; after that each start
+ * leaving makes room for the next call, whose own start leaves one window after it.
+ */
+export function turnInMs(ahead: number, leaves: readonly number[], max: number, windowMs: number) {
+  const free = Math.max(0, max - leaves.length);
+  if (ahead < free) return 0;
+  // With more starts in the window than fit (another replica's higher ceiling), the first turn
+  // comes when enough of them have left.
+  const slots =
+    free > 0
+      ? [...leaves, ...Array<number>(free).fill(windowMs)]
+      : leaves.slice(leaves.length - max);
+  const k = ahead - free;
+  return slots[k % max]! + Math.floor(k / max) * windowMs;
 }
 
 const SETUP = `
@@ -53,14 +112,28 @@ create table if not exists pubmed_mcp_ncbi_starts (
   pending boolean not null
 );
 create index if not exists pubmed_mcp_ncbi_starts_budget_at on pubmed_mcp_ncbi_starts (budget, at);
-create or replace function pubmed_mcp_ncbi_admit(
-  p_budget text, p_max int, p_window_ms double precision, p_hold_ms double precision
-) returns table (start_id bigint, wait_ms double precision, limited_by_pending boolean)
+-- when a pending start was admitted: it is expected on the wire about then
+alter table pubmed_mcp_ncbi_starts add column if not exists admitted timestamptz;
+-- the calls waiting for a start, in order of arrival; a place lapses when its owner stops asking
+create table if not exists pubmed_mcp_ncbi_queue (
+  id bigserial primary key,
+  budget text not null,
+  expires timestamptz not null
+);
+create index if not exists pubmed_mcp_ncbi_queue_budget_id on pubmed_mcp_ncbi_queue (budget, id);
+create or replace function pubmed_mcp_ncbi_admit_in_turn(
+  p_budget text, p_max int, p_window_ms double precision, p_hold_ms double precision,
+  p_ticket bigint, p_grace_ms double precision, p_pending_poll_ms double precision
+) returns table (start_id bigint, ticket bigint, ahead int, queued int, leaves_ms double precision[])
 language plpgsql as $$
 declare
   win interval := make_interval(secs => p_window_ms / 1000);
+  hold interval := make_interval(secs => p_hold_ms / 1000);
   t timestamptz;
+  tk bigint := p_ticket;
   n int;
+  a int;
+  q int;
 begin
   -- The row lock serialises admissions; each statement below sees what the previous holder wrote.
   perform 1 from pubmed_mcp_ncbi_budget where name = p_budget for update;
@@ -70,19 +143,37 @@ begin
   end if;
   t := clock_timestamp();
   delete from pubmed_mcp_ncbi_starts s where s.budget = p_budget and s.at <= t - win;
+  delete from pubmed_mcp_ncbi_queue w where w.budget = p_budget and w.expires <= t;
+  if tk is null then
+    insert into pubmed_mcp_ncbi_queue (budget, expires) values (p_budget, t) returning id into tk;
+  else
+    -- An owner that woke after its place lapsed is alive after all: it keeps its turn.
+    insert into pubmed_mcp_ncbi_queue (id, budget, expires) values (tk, p_budget, t)
+      on conflict (id) do nothing;
+  end if;
   select count(*) into n from pubmed_mcp_ncbi_starts s where s.budget = p_budget;
-  if n >= p_max then
-    -- The next start may go when the (n - max + 1)-th oldest leaves the window.
+  select count(*) filter (where w.id < tk), count(*) into a, q
+    from pubmed_mcp_ncbi_queue w where w.budget = p_budget;
+  if a < p_max - n then
+    delete from pubmed_mcp_ncbi_queue w where w.id = tk;
     return query
-      select null::bigint, (extract(epoch from (s.at + win - t)) * 1000)::double precision, s.pending
-      from pubmed_mcp_ncbi_starts s where s.budget = p_budget
-      order by s.at offset n - p_max limit 1;
+      insert into pubmed_mcp_ncbi_starts (budget, at, pending, admitted)
+      values (p_budget, t + hold, true, t)
+      returning id, tk, a, q, null::double precision[];
     return;
   end if;
-  return query
-    insert into pubmed_mcp_ncbi_starts (budget, at, pending)
-    values (p_budget, t + make_interval(secs => p_hold_ms / 1000), true)
-    returning id, 0::double precision, false;
+  -- Asked again by its turn (at most a window per max calls ahead, and one more), or it lapses.
+  update pubmed_mcp_ncbi_queue w
+    set expires = t + make_interval(secs => ((a / p_max + 1) * p_window_ms + p_grace_ms) / 1000)
+    where w.id = tk;
+  -- When each start leaves the window: a pending one is expected on the wire at its admission.
+  return query select null::bigint, tk, a, q, array(
+    select case
+      when s.pending then greatest(
+        extract(epoch from (coalesce(s.admitted, s.at - hold) + win - t)) * 1000, p_pending_poll_ms)
+      else extract(epoch from (s.at + win - t)) * 1000
+    end::double precision as ms
+    from pubmed_mcp_ncbi_starts s where s.budget = p_budget order by ms);
 end $$;
 `;
 
@@ -118,6 +209,13 @@ export function postgresBudget(databaseUrl: string): SharedBudget {
     }
   };
 
+  /** The tables and function, made once per process (again after a failed attempt). */
+  const prepared = () =>
+    (ready ??= setup().catch((err: unknown) => {
+      ready = undefined;
+      throw err;
+    }));
+
   /** The budget fails open: NCBI's own 429 and the cool-down remain the backstop. */
   const warn = (what: string, err: unknown) => {
     if (Date.now() - lastWarning < 60_000) return;
@@ -132,37 +230,60 @@ export function postgresBudget(databaseUrl: string): SharedBudget {
   };
 
   return {
-    async admit(maxRps, windowMs) {
+    async admit(maxRps, windowMs, place = {}) {
       // A database that just failed would make every start wait for its timeout; go local a while.
       if (performance.now() < downUntil) return LOCAL_ONLY;
       try {
-        ready ??= setup().catch((err: unknown) => {
-          ready = undefined;
-          throw err;
-        });
-        await ready;
+        await prepared();
         const { rows } = await pool.query<{
           start_id: string | null;
-          wait_ms: number;
-          limited_by_pending: boolean;
-        }>("select * from pubmed_mcp_ncbi_admit($1, $2, $3, $4)", [
+          ticket: string;
+          ahead: number;
+          queued: number;
+          leaves_ms: number[] | null;
+        }>("select * from pubmed_mcp_ncbi_admit_in_turn($1, $2, $3, $4, $5, $6, $7)", [
           BUDGET,
           maxRps,
           windowMs,
           HOLD_MS,
+          place.ticket ?? null,
+          GRACE_MS,
+          PENDING_POLL_MS,
         ]);
-        const row = rows[0];
-        if (!row) return { waitMs: PENDING_RETRY_MS };
-        if (row.start_id === null) {
-          const wait = Math.max(1, row.wait_ms);
-          return { waitMs: row.limited_by_pending ? Math.min(wait, PENDING_RETRY_MS) : wait };
+        const row = rows[0]!;
+        if (row.start_id !== null) {
+          delete place.ticket;
+          return admission(row.start_id);
         }
-        return admission(row.start_id);
+        place.ticket = row.ticket;
+        const waitMs = turnInMs(row.ahead, row.leaves_ms ?? [], maxRps, windowMs);
+        return { waitMs: Math.max(1, waitMs), ahead: row.ahead, queued: row.queued };
       } catch (err) {
         downUntil = performance.now() + RETRY_AFTER_FAILURE_MS;
         warn("the shared budget in DATABASE_URL is not usable", err);
         return LOCAL_ONLY;
       }
+    },
+    async reserve() {
+      if (performance.now() < downUntil) return undefined;
+      try {
+        await prepared();
+        const { rows } = await pool.query<{ id: string }>(
+          "select nextval(pg_get_serial_sequence('pubmed_mcp_ncbi_queue', 'id'))::text as id",
+        );
+        return rows[0]?.id;
+      } catch (err) {
+        warn("numbering a waiting call", err);
+        return undefined;
+      }
+    },
+    leave(place) {
+      const ticket = place.ticket;
+      if (ticket === undefined) return;
+      delete place.ticket;
+      fireAndForget("leaving the queue", "delete from pubmed_mcp_ncbi_queue where id = $1", [
+        ticket,
+      ]);
     },
     close: () => pool.end(),
   };
