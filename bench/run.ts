@@ -5,6 +5,7 @@
  *   npm run bench -- --quick             a subset in about two minutes
  *   npm run bench -- --smoke             tiny sizes, one repetition: checks the report's shape
  *   npm run bench -- --only sync,search  some sections only
+ *   npm run bench -- --only scale        the corpus at 1,000,000 records on PostgreSQL (only when named)
  *   npm run bench -- --quality <folder>  retrieval quality of any BEIR-layout folder; last line JSON
  *   npm run bench -- --screening <folder> [--seeds N]  screening through the review tools, per
  *                                        topic CSV, beside the baseline (3 seeds; --quick 1, 2 topics)
@@ -33,6 +34,7 @@ import { mcpSection } from "./sections/mcp.js";
 import { parseSection } from "./sections/parse.js";
 import { qualitySection } from "./sections/quality.js";
 import { rateSection } from "./sections/rate.js";
+import { scaleSection } from "./sections/scale.js";
 import { referencesSection } from "./sections/references.js";
 import { screeningSection } from "./sections/screening.js";
 import { searchSection } from "./sections/search.js";
@@ -55,10 +57,13 @@ const SECTIONS = {
   live: liveSection,
   references: referencesSection,
   edges: edgesSection,
+  scale: scaleSection,
 } satisfies Record<string, (o: BenchOptions) => Promise<SectionResult>>;
 type SectionName = keyof typeof SECTIONS;
 /** Sections that take minutes whatever the size: by default in full mode only (or ask with --only). */
 const FULL_ONLY = new Set<string>(["rate"]);
+/** Sections that run only when named with --only (scale: the better part of an hour at 1,000,000). */
+const NAMED_ONLY = new Set<string>(["scale"]);
 
 const { values: args } = parseArgs({
   options: {
@@ -98,7 +103,7 @@ function sizesFor(mode: Mode): Sizes {
   const chunks = count(args.chunks);
   return {
     ...base,
-    ...(records ? { sync: [{ records, reps: 1 }] } : {}),
+    ...(records ? { sync: [{ records, reps: 1 }], scale: { ...base.scale, records } } : {}),
     ...(chunks ? { search: { ...base.search, chunks: [chunks], reps: 1 } } : {}),
   };
 }
@@ -158,7 +163,9 @@ async function main(): Promise<number> {
   }
 
   const names = (args.only?.split(",").map((s) => s.trim()) ??
-    Object.keys(SECTIONS).filter((n) => mode === "full" || !FULL_ONLY.has(n))) as SectionName[];
+    Object.keys(SECTIONS).filter(
+      (n) => !NAMED_ONLY.has(n) && (mode === "full" || !FULL_ONLY.has(n)),
+    )) as SectionName[];
   const unknown = names.filter((n) => !(n in SECTIONS));
   if (unknown.length > 0)
     throw new Error(

@@ -143,6 +143,34 @@ describe("npm run bench", () => {
     }
   }, 600_000); // about 3 minutes alone; a loaded machine takes longer
 
+  it("--only scale runs the scale section (named only) at smoke size on PostgreSQL", async () => {
+    const out = join(work, "scale.json");
+    const run = await bench(["--only", "scale", "--smoke", "--out", out]);
+    expect({ code: run.code, stderr: run.code === 0 ? "" : run.stderr }).toEqual({
+      code: 0,
+      stderr: "",
+    });
+    const report = JSON.parse(readFileSync(out, "utf8")) as Report;
+    expect(Object.keys(report.sections)).toEqual(["scale"]);
+    const scale = report.sections.scale!;
+    expect(scale.error).toBeUndefined();
+    if (scale.skipped) return; // no PostgreSQL here: said so, nothing measured
+    for (const f of [...scale.figures, ...scale.ratios]) expectFigure(f);
+    const keys = scale.figures.map((f) => f.key);
+    for (const key of [
+      "scale.sync.records_per_s",
+      "scale.db.after_sync.database_mb",
+      "scale.search.concurrent.p99_ms",
+      "scale.rss.peak_mb",
+      "scale.resync.records_per_s",
+      "scale.replica.first_answer_s",
+      "scale.peer.lag_ms",
+    ]) {
+      expect(keys).toContain(key);
+    }
+    expect(scale.ratios.map((r) => r.key)).toEqual(["scale.sync.trend"]);
+  }, 300_000);
+
   it("--quality evaluates any BEIR-layout folder and ends with the scores as one JSON line", async () => {
     const dir = join(work, "tiny-beir");
     mkdirSync(join(dir, "qrels"), { recursive: true });

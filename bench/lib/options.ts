@@ -29,6 +29,11 @@ export interface Sizes {
    * long the server idles before its RSS at the end is read.
    */
   edges: { calls: number; concurrency: number; big: boolean; idleS: number };
+  /**
+   * The scale section (run only when named): records synced from empty, rag_search queries per
+   * pass, and new records one server syncs while another looks for them.
+   */
+  scale: { records: number; queries: number; peer: number };
 }
 
 export const SIZES: Record<Mode, Sizes> = {
@@ -47,6 +52,7 @@ export const SIZES: Record<Mode, Sizes> = {
     loop: { records: 10_000, seed: 2_000, callers: 8 },
     references: {},
     edges: { calls: 10_000, concurrency: 4, big: true, idleS: 30 },
+    scale: { records: 1_000_000, queries: 400, peer: 10_000 },
   },
   quick: {
     reps: 3,
@@ -60,6 +66,7 @@ export const SIZES: Record<Mode, Sizes> = {
     loop: { records: 2_000, seed: 500, callers: 8 },
     references: { perStyle: 100 },
     edges: { calls: 1_000, concurrency: 4, big: true, idleS: 30 },
+    scale: { records: 50_000, queries: 200, peer: 2_000 },
   },
   smoke: {
     reps: 1,
@@ -73,6 +80,7 @@ export const SIZES: Record<Mode, Sizes> = {
     loop: { records: 100, seed: 50, callers: 2 },
     references: { perStyle: 20 },
     edges: { calls: 100, concurrency: 4, big: false, idleS: 5 },
+    scale: { records: 2_000, queries: 40, peer: 200 },
   },
 };
 

@@ -23,11 +23,14 @@ export function rssMb(): number {
   return process.memoryUsage().rss / MB;
 }
 
-/** Resident set of another process, from /proc (Linux); null where /proc is not available. */
-export function rssOfPidMb(pid: number): number | null {
+/**
+ * Resident set (VmRSS), or with `field` "VmHWM" its peak, of another process, from /proc (Linux);
+ * null where /proc is not available.
+ */
+export function rssOfPidMb(pid: number, field: "VmRSS" | "VmHWM" = "VmRSS"): number | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+    const kb = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, "m").exec(status)?.[1];
     return kb === undefined ? null : (Number(kb) * 1024) / MB;
   } catch {
     return null;

@@ -27,6 +27,11 @@ function track(fn: () => Promise<void>): () => Promise<void> {
   return once;
 }
 
+/** Registers `fn` to run once, at the latest in `cleanupAll` (exit, Ctrl-C); returns it. */
+export function registerCleanup(fn: () => Promise<void>): () => Promise<void> {
+  return track(fn);
+}
+
 export async function cleanupAll(): Promise<void> {
   await Promise.all([...cleanups].map((c) => c()));
 }
