@@ -56,6 +56,25 @@ export interface FakeQdrant {
   stop(): Promise<void>;
 }
 
+/** A reply as a test reads it: any JSON Qdrant sends. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+type Reply = { result?: any; status: any };
+
+/** One raw JSON request to the fake, as a test writes it by hand; the status and parsed body. */
+export async function callFake(
+  fake: FakeQdrant,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Reply }> {
+  const res = await fetch(`${fake.url}${path}`, {
+    method,
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Reply };
+}
+
 export async function startFakeQdrant(
   spec: OpenApiSpec,
   opts: { apiKey?: string } = {},

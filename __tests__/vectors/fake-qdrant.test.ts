@@ -4,20 +4,18 @@
  * that rely on it prove nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { loadQdrantSpec, startFakeQdrant, type FakeQdrant } from "../helpers/fake-qdrant.js";
+import {
+  callFake,
+  loadQdrantSpec,
+  startFakeQdrant,
+  type FakeQdrant,
+} from "../helpers/fake-qdrant.js";
 
 const spec = loadQdrantSpec();
 
 (spec ? describe : describe.skip)("fake Qdrant", () => {
   let fake: FakeQdrant;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${fake.url}${path}`, {
-      method,
-      headers: { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as { result?: any; status: any } }; // eslint-disable-line @typescript-eslint/no-explicit-any -- test reads arbitrary JSON
-  };
+  const call = (method: string, path: string, body?: unknown) => callFake(fake, method, path, body);
   const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
 
   beforeAll(async () => {

@@ -8,7 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { randomBytes } from "node:crypto";
 import { QdrantVectorStore } from "../../src/vectors/qdrant/adapter.js";
 import { createBody } from "../../src/vectors/qdrant/layout.js";
-import { loadQdrantSpec, startFakeQdrant, type FakeQdrant } from "../helpers/fake-qdrant.js";
+import {
+  callFake,
+  loadQdrantSpec,
+  startFakeQdrant,
+  type FakeQdrant,
+} from "../helpers/fake-qdrant.js";
 import { CORPUS, DIMENSION, points } from "./harness.js";
 
 const spec = loadQdrantSpec();
@@ -21,14 +26,7 @@ const OLD_BODY = {
 
 (spec ? describe : describe.skip)("qdrant collection layout", () => {
   let fake: FakeQdrant;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${fake.url}${path}`, {
-      method,
-      headers: { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as { status: unknown } };
-  };
+  const call = (method: string, path: string, body?: unknown) => callFake(fake, method, path, body);
   const name = () => `layout_${randomBytes(4).toString("hex")}`;
   const ops = (from: number) => fake.requests.slice(from).map((r) => r.operationId);
   const bodiesOf = (op: string, from = 0) =>

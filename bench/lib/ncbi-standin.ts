@@ -53,12 +53,17 @@ export async function startStandIn(opts: { latencyMs?: number } = {}): Promise<S
   };
 }
 
-function firstLine(child: ChildProcess): Promise<string> {
+/** The first line a child writes to stdout, within `timeoutMs`; `what` names it in errors. */
+export function firstLine(
+  child: ChildProcess,
+  what = "the NCBI stand-in",
+  timeoutMs = STARTUP_MS,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`the NCBI stand-in did not start within ${STARTUP_MS} ms`));
-    }, STARTUP_MS);
+      reject(new Error(`${what} did not start within ${timeoutMs} ms`));
+    }, timeoutMs);
     const lines = createInterface({ input: child.stdout! });
     lines.once("line", (line) => {
       clearTimeout(timer);
@@ -67,7 +72,7 @@ function firstLine(child: ChildProcess): Promise<string> {
     });
     child.once("exit", (code) => {
       clearTimeout(timer);
-      reject(new Error(`the NCBI stand-in exited with code ${code}`));
+      reject(new Error(`${what} exited with code ${code}`));
     });
   });
 }

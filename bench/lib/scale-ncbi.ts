@@ -6,8 +6,8 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { REPO_DIR } from "./child.js";
+import { firstLine } from "./ncbi-standin.js";
 import type { ScaleNcbiSpec } from "./scale-ncbi-child.js";
 import { registerCleanup } from "./stores.js";
 
@@ -47,25 +47,12 @@ export async function startScaleNcbi(spec: Omit<ScaleNcbiSpec, "dir">): Promise<
     }
     await rm(dir, { recursive: true, force: true });
   });
-  const first = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`the scale NCBI stand-in was not ready in ${startupMs(spec.records)} ms`));
-    }, startupMs(spec.records));
-    const lines = createInterface({ input: child.stdout! });
-    lines.once("line", (line) => {
-      clearTimeout(timer);
-      lines.close();
-      resolve(line);
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the scale NCBI stand-in exited with code ${code}`));
-    });
-  }).catch(async (err: unknown) => {
-    await close();
-    throw err;
-  });
+  const first = await firstLine(child, "the scale NCBI stand-in", startupMs(spec.records)).catch(
+    async (err: unknown) => {
+      await close();
+      throw err;
+    },
+  );
   const { baseUrl } = JSON.parse(first) as { baseUrl: string };
   const root = baseUrl.replace(/\/entrez\/eutils$/, "");
   const post = async <T>(path: string, body: unknown): Promise<T> => {

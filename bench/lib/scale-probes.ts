@@ -113,7 +113,7 @@ export function vocabularyQueries(n: number, seed = 7): string[] {
   });
 }
 
-export async function withDb<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+async function withDb<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
