@@ -6,8 +6,9 @@
  * to today. A first sync (no last_edat) walks arrivals from the beginning only: everything it
  * stores is fetched after it started, so it is as revised as of then. A call after one that
  * max_records stopped resumes each walk that call reached on the first day it left uncovered,
- * without the overlap (./sync-resume.ts): re-reading the overlap could use up max_records on
- * records already stored, and no call would ever get further.
+ * without the overlap (syncPlan below): re-reading the overlap could use up max_records on
+ * records already stored, and no call would ever get further. A call stopped inside a day split by
+ * PMID range resumes that day after the last PMID range it completed.
  *
  * Stop: a failure leaves both marks where the last complete windows put them and closes the job
  * `failed`; NCBI's RATE_LIMIT closes it `rate_limited` and becomes a RATE_LIMIT saying when NCBI
@@ -22,19 +23,29 @@ import { getCheckpoint, type Checkpoint } from "../store/checkpoints.js";
 import { finishJob, type JobProgress } from "../store/jobs.js";
 import type { Database } from "../store/schema.js";
 import type { DayRange } from "./walks.js";
+
+/** A walk's days; `afterPmid`: its first day is resumed after this PMID. */
+export interface WalkRange extends DayRange {
+  afterPmid?: number;
+}
 import { FIRST_DAY, dayOf, type Day } from "./windows.js";
 
 export interface SyncPlan {
   /** True when nothing was ever covered: arrivals from the beginning, no revisions walk. */
   fromScratch: boolean;
-  arrivals: DayRange;
-  revisions: DayRange | null;
+  arrivals: WalkRange;
+  revisions: WalkRange | null;
 }
 
-/** Where the walks of a call after a max_records stop start; null: from the mark − overlap. */
+/**
+ * Where the walks of a call after a max_records stop start; null: from the mark − overlap. The
+ * PMIDs, when a walk stopped inside a day split by PMID range: its last complete range's end.
+ */
 export interface ResumePoints {
   arrivalsFrom: Day | null;
   revisionsFrom: Day | null;
+  arrivalsAfterPmid?: number;
+  revisionsAfterPmid?: number;
 }
 
 export function syncPlan(
@@ -45,19 +56,23 @@ export function syncPlan(
 ): SyncPlan {
   const today = dayOf(now);
   const back = (iso: string) => Math.max(FIRST_DAY, dayOf(new Date(iso)) - overlapDays);
-  const at = (day: Day | null | undefined, otherwise: Day) =>
-    day === null || day === undefined ? otherwise : Math.min(today, day);
+  const range = (day: Day | null | undefined, afterPmid: number | undefined, otherwise: Day) => {
+    if (day === null || day === undefined) return { from: otherwise, to: today };
+    if (day > today || afterPmid === undefined) return { from: Math.min(today, day), to: today };
+    return { from: day, to: today, afterPmid };
+  };
   if (!cp?.lastEdat) {
-    const from = at(resume?.arrivalsFrom, FIRST_DAY);
-    return { fromScratch: true, arrivals: { from, to: today }, revisions: null };
+    const arrivals = range(resume?.arrivalsFrom, resume?.arrivalsAfterPmid, FIRST_DAY);
+    return { fromScratch: true, arrivals, revisions: null };
   }
   return {
     fromScratch: false,
-    arrivals: { from: at(resume?.arrivalsFrom, back(cp.lastEdat)), to: today },
-    revisions: {
-      from: at(resume?.revisionsFrom, back(cp.lastMdat ?? cp.lastEdat)),
-      to: today,
-    },
+    arrivals: range(resume?.arrivalsFrom, resume?.arrivalsAfterPmid, back(cp.lastEdat)),
+    revisions: range(
+      resume?.revisionsFrom,
+      resume?.revisionsAfterPmid,
+      back(cp.lastMdat ?? cp.lastEdat),
+    ),
   };
 }
 

@@ -6,7 +6,8 @@
  * revisions by modification date; a first sync walks arrivals from the beginning only. Each walk
  * goes oldest first through day-granular windows. A window whose count reaches ESearch's
  * 10,000-record reach — or exceeds what is left of max_records — is split in halves until it
- * fits, so every record is covered and one call stops on a window boundary. Each window is
+ * fits, so every record is covered and one call stops on a window boundary; a single day is split
+ * by PMID range (PubMed has days with hundreds of thousands of revisions: a MeSH reload). Each window is
  * fetched through its ESearch history in EFetch batches, upserted (counted by content hash and
  * LR), indexed, and only then does its walk's mark move to the window's end. Any failure leaves
  * the marks where the last complete windows put them; a RATE_LIMIT from NCBI stops the sync the
@@ -42,8 +43,22 @@ import type { PreparedBatch } from "./prepare.js";
 import { indexPending } from "./indexer.js";
 import { runBatches } from "./pipeline.js";
 import { SyncProgress, type HeartbeatClock } from "./progress.js";
-import { finishStopped, syncPlan, type ResumePoints, type SyncPlan } from "./sync-stop.js";
-import { DATE_NAME, windowSearch, type DayRange, type WalkKind } from "./walks.js";
+import {
+  finishStopped,
+  syncPlan,
+  type ResumePoints,
+  type SyncPlan,
+  type WalkRange,
+} from "./sync-stop.js";
+import {
+  DATE_NAME,
+  PMID_CEILING,
+  splitPmids,
+  windowSearch,
+  type DayRange,
+  type PmidRange,
+  type WalkKind,
+} from "./walks.js";
 import { dayOf, endOfDay, entrezDay, splitWindow, type Day } from "./windows.js";
 
 /** ESearch cannot page past its 10,000th record. */
@@ -110,12 +125,16 @@ export interface SyncDeps {
   clock?: HeartbeatClock;
   /** Where EFetch replies are prepared (default: this thread; the corpus worker's: a thread). */
   preparer?: BatchPreparer;
+  /** ESearch's reach (default ESEARCH_REACH); a test sets a smaller one to split days cheaply. */
+  esearchReach?: number;
 }
 
 interface Window {
   kind: WalkKind;
   from: Day;
   to: Day;
+  /** Part of a one-day window: the records of these PMIDs. */
+  pmids?: PmidRange;
   count: number;
   webEnv: string | null;
   queryKey: string | null;
@@ -134,6 +153,8 @@ class SyncRun {
   plan!: SyncPlan;
   /** Per walk, the last day of its last complete window in this call. */
   readonly covered = new Map<WalkKind, Day>();
+  /** Per walk, the day split by PMID range it is in, and the end of its last complete range. */
+  readonly partial = new Map<WalkKind, { day: Day; afterPmid: number }>();
   /** Walks this call began, and walks it completed. */
   readonly started = new Set<WalkKind>(["arrivals"]);
   readonly walked = new Set<WalkKind>();
@@ -158,13 +179,17 @@ class SyncRun {
     return this.input.maxRecords - this.counts.processed;
   }
 
-  async search(kind: WalkKind, from: Day, to: Day): Promise<Window> {
-    this.progressOut.note(`searching ${DATE_NAME[kind]}s ${entrezDay(from)}–${entrezDay(to)}`);
+  get reach(): number {
+    return this.deps.esearchReach ?? ESEARCH_REACH;
+  }
+
+  async search(kind: WalkKind, from: Day, to: Day, pmids?: PmidRange): Promise<Window> {
+    this.progressOut.note(`searching ${describe({ kind, from, to, pmids })}`);
     const range: DayRange = { from, to };
     const reply = this.deps.eutils.esearch(
       {
         db: "pubmed",
-        ...windowSearch(kind, this.input.term, range, this.plan.arrivals),
+        ...windowSearch(kind, this.input.term, range, this.plan.arrivals, pmids),
         retmax: 0,
         usehistory: "y",
       },
@@ -180,31 +205,52 @@ class SyncRun {
       this.#searchNotes.add(note);
       this.warnings.push(`PubMed on the term: ${note}`);
     }
-    return { kind, from, to, count: r.count, webEnv: r.webEnv, queryKey: r.queryKey };
+    return { kind, from, to, pmids, count: r.count, webEnv: r.webEnv, queryKey: r.queryKey };
   }
 
-  /** Walks [from, to] oldest first; returns false when max_records stopped the walk early. */
+  /**
+   * A walk's first window: from its resume point inside its first day when a call stopped there
+   * (the rest of that day; walkRange goes on with the days after it), else all of its days.
+   */
+  firstWindow(kind: WalkKind, range: WalkRange): Promise<Window> {
+    return range.afterPmid === undefined
+      ? this.search(kind, range.from, range.to)
+      : this.search(kind, range.from, range.from, { lo: range.afterPmid + 1, hi: PMID_CEILING });
+  }
+
+  /** Walks `range` from its first window on; false when max_records stopped it. */
+  async walkRange(first: Window, range: WalkRange): Promise<boolean> {
+    if (!(await this.walk(first))) return false;
+    if (first.to >= range.to) return true;
+    if (this.budget <= 0) return false;
+    return this.walk(await this.search(first.kind, first.to + 1, range.to));
+  }
+
+  /**
+   * Walks a window oldest first; false when max_records stopped it early. A window too big for
+   * ESearch's reach or for what is left of max_records is halved: days, then one day by PMID
+   * range. Once this call stored records, a day (or part) bigger than what is left waits for the
+   * next call, which starts with it and splits it by PMID range as far as max_records needs.
+   */
   async walk(w: Window): Promise<boolean> {
-    const fits = w.count < ESEARCH_REACH && w.count <= this.budget;
-    if (fits || w.from === w.to) {
-      if (!fits && this.counts.processed > 0) return false; // an oversized day waits for the next call
-      if (w.count >= ESEARCH_REACH) {
-        this.warnings.push(
-          `${w.count} records share the ${DATE_NAME[w.kind]} ${entrezDay(w.from)}; ESearch reaches only the first ${ESEARCH_REACH - 1}.`,
-        );
-      }
+    if (w.count < this.reach && w.count <= this.budget) {
       await this.fetchWindow(w);
       return true;
     }
-    for (const [from, to] of splitWindow(w.from, w.to)) {
+    if (w.from === w.to && w.count > this.budget && this.counts.processed > 0) return false;
+    const parts: [Day, Day, PmidRange | undefined][] =
+      w.from < w.to
+        ? splitWindow(w.from, w.to).map(([from, to]) => [from, to, undefined])
+        : splitPmids(w.pmids ?? { lo: 1, hi: PMID_CEILING }).map((p) => [w.from, w.to, p]);
+    for (const [from, to, pmids] of parts) {
       if (this.budget <= 0) return false;
-      if (!(await this.walk(await this.search(w.kind, from, to)))) return false;
+      if (!(await this.walk(await this.search(w.kind, from, to, pmids)))) return false;
     }
     return true;
   }
 
   async fetchWindow(w: Window): Promise<void> {
-    const requests = efetchBatches(Math.min(w.count, ESEARCH_REACH - 1));
+    const requests = efetchBatches(Math.min(w.count, this.reach - 1));
     // Before a window rather than after one, so the last window's records are left to the
     // maintenance that follows the sync's answer.
     if (this.unflushed >= CHECKPOINT_EVERY) {
@@ -237,7 +283,7 @@ class SyncRun {
       maxAhead: MAX_AHEAD,
     });
     await this.advance(w);
-    await this.report(`synced ${DATE_NAME[w.kind]}s ${entrezDay(w.from)}–${entrezDay(w.to)}`);
+    await this.report(`synced ${describe(w)}`);
   }
 
   /**
@@ -246,20 +292,40 @@ class SyncRun {
    * begun from its mark − overlap (null).
    */
   resumePoints(): ResumePoints {
-    const at = (kind: WalkKind, from: Day | undefined): Day | null => {
+    const at = (kind: WalkKind, range: WalkRange | null): Day | null => {
       if (this.walked.has(kind)) return dayOf(this.now);
-      if (!this.started.has(kind) || from === undefined) return null;
+      if (!this.started.has(kind) || !range) return null;
       const covered = this.covered.get(kind);
-      return covered === undefined ? from : covered + 1;
+      return covered === undefined ? range.from : covered + 1;
     };
+    const arrivalsFrom = at("arrivals", this.plan.arrivals);
+    const revisionsFrom = at("revisions", this.plan.revisions);
+    const after = (kind: WalkKind, day: Day | null, range: WalkRange | null) => {
+      const inDay = this.partial.get(kind);
+      if (inDay && inDay.day === day) return inDay.afterPmid;
+      // Stopped before reaching the day it resumed inside: still after the same PMID.
+      return this.covered.has(kind) ? undefined : range?.afterPmid;
+    };
+    const arrivalsAfterPmid = after("arrivals", arrivalsFrom, this.plan.arrivals);
+    const revisionsAfterPmid = after("revisions", revisionsFrom, this.plan.revisions);
     return {
-      arrivalsFrom: at("arrivals", this.plan.arrivals.from),
-      revisionsFrom: at("revisions", this.plan.revisions?.from),
+      arrivalsFrom,
+      revisionsFrom,
+      ...(arrivalsAfterPmid === undefined ? {} : { arrivalsAfterPmid }),
+      ...(revisionsAfterPmid === undefined ? {} : { revisionsAfterPmid }),
     };
   }
 
-  /** Moves the window's walk mark to its end; a first sync's arrivals also start the revisions mark. */
+  /**
+   * Moves the window's walk mark to its end; a first sync's arrivals also start the revisions mark.
+   * Part of a day split by PMID range moves no mark until the day's last part is in.
+   */
   async advance(w: Window): Promise<void> {
+    if (w.pmids && w.pmids.hi < PMID_CEILING) {
+      this.partial.set(w.kind, { day: w.from, afterPmid: w.pmids.hi });
+      return;
+    }
+    this.partial.delete(w.kind);
     this.covered.set(w.kind, w.to);
     const end = endOfDay(w.to, this.now);
     const { db } = this.deps.store;
@@ -432,8 +498,8 @@ async function walkPlan(run: SyncRun, input: SyncInput): Promise<boolean> {
   // Both searches at once: the second costs no round trip of its own. Both settle before either
   // failure stops the sync, so no request of it outlives the call.
   const [arrivalsSearch, revisionsSearch] = await Promise.allSettled([
-    run.search("arrivals", arrivals.from, arrivals.to),
-    revisions ? run.search("revisions", revisions.from, revisions.to) : null,
+    run.firstWindow("arrivals", arrivals),
+    revisions ? run.firstWindow("revisions", revisions) : null,
   ]);
   if (arrivalsSearch.status === "rejected") throw arrivalsSearch.reason;
   if (revisionsSearch.status === "rejected") throw revisionsSearch.reason;
@@ -442,14 +508,18 @@ async function walkPlan(run: SyncRun, input: SyncInput): Promise<boolean> {
   run.progressOut.setTotal(
     Math.min(arrivalsRoot.count + (revisionsRoot?.count ?? 0), input.maxRecords),
   );
-  if (!(await run.walk(arrivalsRoot))) return false;
+  if (!(await run.walkRange(arrivalsRoot, arrivals))) return false;
   run.walked.add("arrivals");
   if (!revisions || !revisionsRoot) return true;
   // A long arrivals walk may outlive the first search's history on NCBI's side: ask again.
-  if (run.counts.processed > 0) {
-    revisionsRoot = await run.search("revisions", revisions.from, revisions.to);
-  }
+  if (run.counts.processed > 0) revisionsRoot = await run.firstWindow("revisions", revisions);
   run.started.add("revisions");
   if (run.budget <= 0 && revisionsRoot.count > 0) return false;
-  return run.walk(revisionsRoot);
+  return run.walkRange(revisionsRoot, revisions);
+}
+
+/** How progress names a window: its walk's dates, and its PMIDs when it is part of a day. */
+function describe(w: Pick<Window, "kind" | "from" | "to" | "pmids">): string {
+  const days = `${DATE_NAME[w.kind]}s ${entrezDay(w.from)}–${entrezDay(w.to)}`;
+  return w.pmids ? `${days}, PMIDs ${w.pmids.lo}–${w.pmids.hi}` : days;
 }

@@ -2,7 +2,9 @@
  * ESearch over a synthetic corpus (field-tagged terms such as `word[ti]` via ./synth-fields.ts),
  * with NCBI's PubMed rules: day-granular inclusive date
  * windows (datetype edat/pdat/mdat, and create-date ranges in the term:
- * `(<term>) AND ("2024/01/01"[crdt] : "2024/01/31"[crdt])`, or NOT them), a deterministic order, the history server (WebEnv + query_key), and the reach limit —
+ * `(<term>) AND ("2024/01/01"[crdt] : "2024/01/31"[crdt])`, or NOT them), a PMID range around
+ * all that (`(<…>) AND (1000:1999[uid])`), a deterministic order, the history server (WebEnv +
+ * query_key), and the reach limit —
  * PubMed serves only the first 9,999 records of a result set, so `retstart` past 9,998 on a
  * bigger set is refused with NCBI's own message and a sync has to split its date window.
  */
@@ -43,6 +45,8 @@ export interface SearchResult {
 /** `(<query>) AND|NOT ("YYYY/MM/DD"[crdt] : "YYYY/MM/DD"[crdt])`, as a sync writes it. */
 const CRDT_RANGE =
   /^\((.*)\) (AND|NOT) \("(\d{4}\/\d{1,2}\/\d{1,2})"\[crdt\] : "(\d{4}\/\d{1,2}\/\d{1,2})"\[crdt\]\)$/i;
+/** `(<query>) AND (lo:hi[uid])`, as a sync narrows one day's window. */
+const UID_RANGE = /^\((.*)\) AND \((\d+):(\d+)\[uid\]\)$/i;
 const PUBTYPE_FILTER = /^\((.*)\) AND \(((?:"[^"]+"\[Publication Type\](?: OR )?)+)\)$/;
 const DATE_FIELD: Record<DateType, string> = {
   edat: "Date - Entry",
@@ -144,7 +148,8 @@ function order(corpus: SynthCorpus, indices: number[], sort: string): number[] {
 }
 
 export function runSearch(corpus: SynthCorpus, spec: SearchSpec): SearchResult {
-  const peeled = createRanges(spec.term.trim());
+  const uids = UID_RANGE.exec(spec.term.trim());
+  const peeled = createRanges(uids ? (uids[1] ?? "").trim() : spec.term.trim());
   let query = peeled.query;
   let pubTypes: string[] = [];
   const filtered = PUBTYPE_FILTER.exec(query);
@@ -168,6 +173,14 @@ export function runSearch(corpus: SynthCorpus, spec: SearchSpec): SearchResult {
       return d >= r.from && d <= r.to ? !r.negate : r.negate;
     });
   }
+  if (uids) {
+    const lo = Number(uids[2]);
+    const hi = Number(uids[3]);
+    indices = indices.filter((i) => {
+      const pmid = Number(corpus.pmidOf(i));
+      return pmid >= lo && pmid <= hi;
+    });
+  }
   if (pubTypes.length > 0) {
     indices = indices.filter((i) =>
       corpus.recordAt(i).publicationTypes.some((t) => pubTypes.includes(t.name.toLowerCase())),
@@ -178,6 +191,7 @@ export function runSearch(corpus: SynthCorpus, spec: SearchSpec): SearchResult {
     translation = `(${translation}) AND (${pubTypes.map((t) => `"${t}"[Publication Type]`).join(" OR ")})`;
   for (const r of peeled.ranges)
     translation = `(${translation}) ${r.negate ? "NOT" : "AND"} ${r.text}`;
+  if (uids) translation = `(${translation}) AND ${uids[2]}:${uids[3]}[UID]`;
   if (spec.hasDates) {
     const lo = spec.from === -Infinity ? "1000/01/01" : slashDate(spec.from);
     const hi = spec.to === Infinity ? "3000/12/31" : slashDate(spec.to);

@@ -51,6 +51,8 @@ export interface SynthHandlerOptions {
   /** A record's `<PubmedArticle>` rendered in advance (a benchmark's stand-in answers EFetch
    * from these, so its replies cost what NCBI's do, not the generator's time); undefined: render. */
   renderedArticle?: (pmid: string) => string | undefined;
+  /** Records of one result set handed out (default PubMed's 9,999); a test sets fewer. */
+  reach?: number;
 }
 
 export function synthHandler(
@@ -62,6 +64,7 @@ export function synthHandler(
   const now = corpus.now.getTime();
   // db=pmc (JATS) and db=mesh, for the reading tools; every other db is pubmed or refused.
   const otherDbs = synthOtherDbs(corpus);
+  const reach = opts.reach ?? PUBMED_REACH;
 
   /** Ids named by `id`, or a page of a stored result set (capped at PubMed's reach). */
   const target = (p: Record<string, string>, root: string): string[] | SynthReply => {
@@ -69,9 +72,8 @@ export function synthHandler(
       const stored = history.get(p.WebEnv, p.query_key);
       if (!stored) return xml(entrezErrorXml(root, `Unable to obtain query #${p.query_key}`));
       const start = int(p.retstart, 0);
-      if (start > PUBMED_REACH - 1 && stored.length > PUBMED_REACH)
-        return xml(entrezErrorXml(root, REACH_ERROR));
-      const end = Math.min(start + int(p.retmax, PUBMED_REACH), PUBMED_REACH);
+      if (start > reach - 1 && stored.length > reach) return xml(entrezErrorXml(root, REACH_ERROR));
+      const end = Math.min(start + int(p.retmax, reach), reach);
       return stored.slice(start, Math.max(start, end));
     }
     const ids = idList(p.id);
@@ -115,12 +117,11 @@ export function synthHandler(
         esearchXml({ count, retStart: 0, ids: [], queryTranslation: "", countOnly: true }),
       );
     const retStart = int(p.retstart, 0);
-    if (retStart > PUBMED_REACH - 1 && count > PUBMED_REACH)
-      return xml(entrezErrorXml(root, REACH_ERROR));
+    if (retStart > reach - 1 && count > reach) return xml(entrezErrorXml(root, REACH_ERROR));
     const retMax = int(p.retmax, 20);
-    const end = Math.min(retStart + retMax, PUBMED_REACH);
+    const end = Math.min(retStart + retMax, reach);
     const ids = found.pmids.slice(retStart, Math.max(retStart, end));
-    const clamped = retStart + retMax > PUBMED_REACH && count > end;
+    const clamped = retStart + retMax > reach && count > end;
     return xml(
       esearchXml({
         count,
