@@ -29,9 +29,9 @@ interface Doc {
 }
 
 /** Terms drawn from a skewed vocabulary (some frequent, most rare), uint32 ids incl. the top bit. */
-function makeDoc(rnd: () => number, n: number, vocabulary: number): Doc {
+function makeDoc(rnd: () => number, n: number, vocabulary: number, most = 140): Doc {
   const terms = new Map<number, number>();
-  const size = 20 + Math.floor(rnd() * 120);
+  const size = Math.min(most, 20 + Math.floor(rnd() * 120));
   for (let k = 0; k < size; k++) {
     const t = Math.floor(Math.pow(rnd(), 2) * vocabulary);
     terms.set((t * 2654435761) >>> 0, Math.fround(0.2 + rnd() * 1.8));
@@ -125,6 +125,42 @@ describe("LexicalIndex", () => {
       expect(index.bytes).toBeGreaterThan(0);
     },
   );
+
+  it("scores a corpus of several stretches of slots (scored a stretch at a time) as one pass would", () => {
+    // 70,000 chunks: three stretches of 32,768 slots; frequent terms, so every query's runs cross
+    // them all. Then removals (dead slots: the checked path) and additions (the delta's runs).
+    const rnd = random(7);
+    const live = new Map<string, Doc>();
+    const first = Array.from({ length: 70_000 }, (_, n) => makeDoc(rnd, n, 400, 8));
+    const index = LexicalIndex.build(first.map((d) => d.row));
+    for (const d of first) live.set(d.row.id, d);
+    const check = () => {
+      for (let q = 0; q < 6; q++) {
+        const query = [
+          ...new Set(
+            [0, 1, 2].slice(0, 1 + (q % 3)).map(() => first[Math.floor(rnd() * first.length)]!),
+          ),
+        ]
+          .flatMap((d) => [...d.terms.keys()].slice(0, 1))
+          .sort((a, b) => a - b);
+        const got = index.search({ indices: query, values: query.map(() => 1) }, 300, q % 2 === 0);
+        const want = reference(live, query, q % 2 === 0).slice(0, 300);
+        expect(got.length).toBeGreaterThan(0);
+        expect(got.map((h) => h.id)).toEqual(want.map(([id]) => id));
+        got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i]![1], 10));
+      }
+    };
+    check();
+    const removed = [...live.keys()].filter(() => rnd() < 0.01);
+    const added = Array.from({ length: 2000 }, (_, k) => makeDoc(rnd, 70_000 + k, 400, 8));
+    index.apply(
+      added.map((d) => d.row),
+      removed,
+    );
+    for (const id of removed) live.delete(id);
+    for (const d of added) live.set(d.row.id, d);
+    check();
+  });
 
   it("packs postings as the store keeps them: big-endian int32 term, float32 weight", () => {
     const packed = packPostings({ indices: [1, 0x80000001, 7], values: [0.5, -2, 1e-3] });

@@ -80,6 +80,11 @@ export async function searchPass(clients: readonly Client[], queries: readonly s
   return { latencies, wallMs: ms };
 }
 
+/** `n` distinct queries of one word no synthetic record holds. */
+export function unmatchedQueries(n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `zqxv${i.toString(36)}kw`);
+}
+
 /**
  * Keyword queries, deterministic: one to two words common to every record (the abstracts'
  * sentence templates) with one to two topic words (interventions, outcomes, markers, keywords:

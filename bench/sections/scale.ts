@@ -27,6 +27,7 @@ import {
   abstracts,
   relationsText,
   type DbSizes,
+  unmatchedQueries,
 } from "../lib/scale-probes.js";
 import { emptySection, figure, quantile, ratio, type SectionResult } from "../lib/stats.js";
 import { ADMIN_URL, postgresDatabase, probePostgres, registerCleanup } from "../lib/stores.js";
@@ -127,6 +128,15 @@ export async function scaleSection(opts: BenchOptions): Promise<SectionResult> {
       ["single", "1 caller", [a!]],
       ["concurrent", `${CALLERS} callers`, many],
     ] as const) {
+      // The floor: the same calls through HTTP, MCP, the worker and the lexical thread for a word
+      // no record holds, so nothing is scored: what a search costs before its postings.
+      const floor = await searchPass(lanes, unmatchedQueries(qs.length));
+      add(
+        `search.${tag}.unmatched_p50_ms`,
+        `rag_search for a word no record holds, ${who}: p50 (the per-call floor)`,
+        "ms",
+        quantile(floor.latencies, 0.5),
+      );
       const pass = await searchPass(lanes, qs);
       const c = fmt(sizes1.chunks);
       add(

@@ -59,6 +59,18 @@ interface Block {
   weights: Float32Array;
 }
 
+/** One query term's run of postings being scored, and its weight (query weight × idf). */
+interface Cursor {
+  slots: ArrayLike<number>;
+  weights: ArrayLike<number>;
+  at: number;
+  to: number;
+  w: number;
+}
+
+/** Slots scored together: 2^15 scores (256 KB) fit a core's second-level cache. */
+const STRETCH = 1 << 15;
+
 const EMPTY_BLOCK: Block = {
   rows: new Map(),
   starts: new Uint32Array(1),
@@ -172,27 +184,52 @@ export class LexicalIndex {
     const scores = this.#scores;
     const touched = this.#touched;
     const alive = this.#alive;
-    let nTouched = 0;
+    const allAlive = this.#deadPostings === 0;
+    const lists: Cursor[] = [];
     for (let k = 0; k < query.indices.length; k++) {
       const runs = this.#runs(query.indices[k]! | 0);
       let df = 0;
       for (const [slots, , from, to] of runs) {
         // With no dead slot every posting is live: df is the runs' length.
-        if (this.#deadPostings === 0) df += to - from;
+        if (allAlive) df += to - from;
         else for (let i = from; i < to; i++) df += alive[slots[i]!]!;
       }
       if (df === 0) continue;
       const w = query.values[k]! * idf(n, df);
-      const allAlive = this.#deadPostings === 0;
-      for (const [slots, weights, from, to] of runs) {
-        for (let i = from; i < to; i++) {
+      for (const [slots, weights, from, to] of runs)
+        lists.push({ slots, weights, at: from, to, w });
+    }
+    let nTouched = 0;
+    // A stretch of slots at a time (every run is in slot order), so the scores written stay in
+    // the core's cache; within a slot the terms add up in query order, as one pass would.
+    const slotCount = this.#ids.length;
+    for (let end = STRETCH; ; end += STRETCH) {
+      for (let k = 0; k < lists.length; k++) {
+        const l = lists[k]!;
+        const { slots, weights, to, w } = l;
+        let i = l.at;
+        if (k === 0 && allAlive) {
+          // The first run meets only unscored slots: no test per posting.
+          for (; i < to; i++) {
+            const slot = slots[i]!;
+            if (slot >= end) break;
+            touched[nTouched++] = slot;
+            scores[slot] = w * weights[i]!;
+          }
+          l.at = i;
+          continue;
+        }
+        for (; i < to; i++) {
           const slot = slots[i]!;
+          if (slot >= end) break;
           if (!allAlive && !alive[slot]) continue;
           const before = scores[slot]!;
           if (before === 0) touched[nTouched++] = slot;
           scores[slot] = before + w * weights[i]!;
         }
+        l.at = i;
       }
+      if (end >= slotCount) break;
     }
     const top = new TopK(limit, this.#ids);
     const retracted = this.#retracted;
