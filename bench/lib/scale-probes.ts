@@ -3,6 +3,7 @@
  * pubmed_sync_delta tool with its progress notifications timed, rag_search passes with 1 and n
  * callers, keyword queries from the generator's vocabulary, and PostgreSQL's sizes and counts.
  */
+import { readFileSync } from "node:fs";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import pg from "pg";
 import { vocabulary } from "../../src/devtools/synth-vocab.js";
@@ -65,9 +66,54 @@ export async function ragSearch(client: Client, query: string, topK = 10) {
   return structured<{ results: { doc_id: string }[] }>(res, "rag_search").results;
 }
 
-/** One pass over `queries` split over `callers` concurrent lanes (one MCP client each). */
-export async function searchPass(clients: readonly Client[], queries: readonly string[]) {
+/** Linux's USER_HZ: /proc's CPU times count hundredths of a second. */
+const TICK_MS = 10;
+
+/** CPU time (user + system) a process has used so far, ms, from /proc (Linux); NaN elsewhere. */
+export function cpuOfPidMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU time every core of the machine has been busy so far, ms, from /proc/stat; NaN elsewhere. */
+export function machineBusyMs(): number {
+  try {
+    const f = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "").split(/\s+/).map(Number);
+    // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
+    return (
+      ((f[1] ?? 0) + (f[2] ?? 0) + (f[3] ?? 0) + (f[6] ?? 0) + (f[7] ?? 0) + (f[8] ?? 0)) * TICK_MS
+    );
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU per call of a pass, ms: the server's process, this process's (the callers'), the machine's. */
+export interface PassCpu {
+  server: number;
+  callers: number;
+  machine: number;
+}
+
+/**
+ * One pass over `queries` split over `callers` concurrent lanes (one MCP client each), with the
+ * CPU it took per call when the server's pid is given.
+ */
+export async function searchPass(
+  clients: readonly Client[],
+  queries: readonly string[],
+  serverPid?: number,
+): Promise<{ latencies: number[]; wallMs: number; cpu?: PassCpu }> {
   const latencies: number[] = [];
+  const before = {
+    server: cpuOfPidMs(serverPid ?? -1),
+    own: process.cpuUsage(),
+    machine: machineBusyMs(),
+  };
   const { ms } = await timed(() =>
     Promise.all(
       clients.map(async (client, c) => {
@@ -77,7 +123,15 @@ export async function searchPass(clients: readonly Client[], queries: readonly s
       }),
     ),
   );
-  return { latencies, wallMs: ms };
+  if (serverPid === undefined) return { latencies, wallMs: ms };
+  const own = process.cpuUsage(before.own);
+  const calls = Math.max(1, latencies.length);
+  const cpu: PassCpu = {
+    server: (cpuOfPidMs(serverPid) - before.server) / calls,
+    callers: (own.user + own.system) / 1000 / calls,
+    machine: (machineBusyMs() - before.machine) / calls,
+  };
+  return { latencies, wallMs: ms, cpu };
 }
 
 /** `n` distinct queries of one word no synthetic record holds. */

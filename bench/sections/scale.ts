@@ -130,14 +130,29 @@ export async function scaleSection(opts: BenchOptions): Promise<SectionResult> {
     ] as const) {
       // The floor: the same calls through HTTP, MCP, the worker and the lexical thread for a word
       // no record holds, so nothing is scored: what a search costs before its postings.
-      const floor = await searchPass(lanes, unmatchedQueries(qs.length));
+      const floor = await searchPass(lanes, unmatchedQueries(qs.length), pidA);
       add(
         `search.${tag}.unmatched_p50_ms`,
         `rag_search for a word no record holds, ${who}: p50 (the per-call floor)`,
         "ms",
         quantile(floor.latencies, 0.5),
       );
-      const pass = await searchPass(lanes, qs);
+      const pass = await searchPass(lanes, qs, pidA);
+      // Where the CPU goes (the callers share the server's two cores): with every core busy a
+      // pass's p50 is about callers ÷ throughput, whatever the index does.
+      for (const [what, p] of [
+        ["unmatched", floor],
+        ["matched", pass],
+      ] as const) {
+        for (const side of ["server", "callers", "machine"] as const) {
+          add(
+            `search.${tag}.${what}_cpu_${side}_ms`,
+            `rag_search (${what === "matched" ? "the keyword queries" : "a word no record holds"}), ${who}: CPU per call, ${side === "server" ? "server process" : side === "callers" ? "the bench's MCP clients" : "whole machine"}`,
+            "ms",
+            p.cpu?.[side] ?? NaN,
+          );
+        }
+      }
       const c = fmt(sizes1.chunks);
       add(
         `search.${tag}.p50_ms`,
