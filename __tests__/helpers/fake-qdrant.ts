@@ -22,6 +22,7 @@ import {
   Unsupported,
   collectionInfo,
   createCollection,
+  getPoints,
   passes,
   query,
   unit,
@@ -158,6 +159,8 @@ export async function startFakeQdrant(
       }
       case "query_points":
         return query(need(name), body);
+      case "get_points":
+        return getPoints(need(name), body);
       default:
         return unsupported(`operation ${opId}`);
     }

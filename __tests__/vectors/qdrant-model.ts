@@ -124,9 +124,39 @@ export function query(c: Collection, body: Record<string, unknown>) {
       id: p.id,
       version: p.version,
       score,
-      ...(body.with_payload === true ? { payload: p.payload } : {}),
+      ...selectPayload(p, body.with_payload),
     })),
   };
+}
+
+/**
+ * The payload a reply carries, as Qdrant selects it: all of it for `true`, the named fields for a
+ * list or `{ include }`, all but the named for `{ exclude }`, none for `false` or nothing.
+ */
+function selectPayload(p: Point, selector: unknown): { payload?: Json } {
+  if (selector === true) return { payload: p.payload };
+  const pick = (keep: (k: string) => boolean) => ({
+    payload: Object.fromEntries(Object.entries(p.payload).filter(([k]) => keep(k))),
+  });
+  if (Array.isArray(selector)) return pick((k) => selector.includes(k));
+  if (selector && typeof selector === "object") {
+    const s = selector as { include?: string[]; exclude?: string[] };
+    if (s.include) return pick((k) => s.include!.includes(k));
+    if (s.exclude) return pick((k) => !s.exclude!.includes(k));
+  }
+  return {};
+}
+
+/** POST /collections/{name}/points: the points of these ids that exist, payload as selected. */
+export function getPoints(c: Collection, body: Record<string, unknown>) {
+  const ids = Array.isArray(body.ids) ? body.ids : [];
+  if (body.with_vector !== undefined && body.with_vector !== false)
+    throw new Unsupported("get_points with vectors");
+  return ids.flatMap((id) => {
+    const p = c.points.get(String(id));
+    // Qdrant's default for retrieve is the whole payload.
+    return p ? [{ id: p.id, ...selectPayload(p, body.with_payload ?? true) }] : [];
+  });
 }
 
 /** PUT /collections/{name}: the collection a (spec-valid) CreateCollection body makes. */

@@ -92,6 +92,20 @@ describeSpec("qdrant adapter against the spec-validating test double", () => {
     expect(del.query).toBe("?wait=true");
   });
 
+  it("reads only pmid and quality of a search's candidates when their payloads may wait", async () => {
+    const hits = await store().searchDense(CORPUS[0]!.dense, 3, { withPayload: false });
+    const query = fake.requests.filter((r) => r.operationId === "query_points").at(-1)!;
+    expect(query.body).toMatchObject({ with_payload: { include: ["pmid", "quality"] } });
+    await store().payloads!(hits.map((h) => h.id));
+    const read = fake.requests.filter((r) => r.operationId === "get_points").at(-1)!;
+    expect(read.path).toBe(`/collections/${name}/points`);
+    expect(read.body).toEqual({
+      ids: hits.map((h) => h.id),
+      with_payload: true,
+      with_vector: false,
+    });
+  });
+
   it("refuses to reuse a collection made for another vector size", async () => {
     const other = new QdrantVectorStore({ url: fake.url, collection: name });
     await expect(other.ensure(DIMENSION * 2)).rejects.toThrow(

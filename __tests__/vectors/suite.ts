@@ -85,6 +85,30 @@ export function vectorStoreBehaviour(open: () => Promise<Opened>): () => VectorS
     expect(await store().searchSparse({ indices: [], values: [] }, 5)).toEqual([]);
   });
 
+  it("leaves payloads out when a search allows it, with each hit's quality, and reads them by id", async () => {
+    const q = querySparseVector(tokenize(QUERIES[0]!));
+    const pairs: [Hit[], Hit[]][] = [
+      [await store().searchSparse(q, 4), await store().searchSparse(q, 4, { withPayload: false })],
+      [
+        await store().searchDense(CORPUS[0]!.dense, 4),
+        await store().searchDense(CORPUS[0]!.dense, 4, { withPayload: false }),
+      ],
+    ];
+    for (const [full, lean] of pairs) {
+      expect(lean.map((h) => [h.id, h.pmid])).toEqual(full.map((h) => [h.id, h.pmid]));
+      lean.forEach((h, i) => {
+        expect(h.score).toBeCloseTo(full[i]!.score, 6);
+        expect(h.payload).toBeUndefined();
+        expect(h.quality).toBe(full[i]!.payload!.quality);
+      });
+      const absent = "00000000-0000-4000-8000-00000000dead";
+      const read = await store().payloads!([...lean.map((h) => h.id), absent]);
+      expect([...read.keys()].sort()).toEqual(lean.map((h) => h.id).sort());
+      for (const h of full) expect(read.get(h.id)).toEqual(h.payload);
+    }
+    expect(await store().payloads!([])).toEqual(new Map());
+  });
+
   it("leaves retracted papers out when asked", async () => {
     const retracted = CORPUS.find((c) => c.payload.retracted)!;
     expect((await store().searchDense(retracted.dense, 3))[0]!.id).toBe(retracted.id);

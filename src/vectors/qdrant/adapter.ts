@@ -5,7 +5,9 @@
  * tf-saturation parts (src/retrieval/bm25.ts) and the score is BM25 itself. Point ids are the chunk
  * uuids; the payload carries what rag_search shows plus indexed filter fields (pmid, retracted,
  * pdat_year). Where each part is kept, and why, is ./layout.ts. Writes wait for completion so a
- * sync's checkpoint never outruns its vectors.
+ * sync's checkpoint never outruns its vectors. A search that may leave payloads out
+ * (SearchOptions.withPayload false: rag_search's legs, 300 candidates each) reads only `pmid` and
+ * `quality`; the few winners' payloads are read by id afterwards (payloads()).
  * With no embedder (dimension 0, EMBEDDINGS_PROVIDER=none) the collection is sparse-only: no
  * dense vector is declared or stored, and only the BM25 leg can be searched.
  */
@@ -14,7 +16,7 @@ import type { SparseVector } from "../../retrieval/bm25.js";
 import { AppError, VectorStoreError, isAbort } from "../../errors.js";
 import { payloadFromRow, payloadToRow, type PayloadRow } from "../payload-row.js";
 import { checkDenseQuery, checkPoints, checkSparseQuery } from "../points.js";
-import type { ChunkPoint, Hit, SearchOptions, VectorStore } from "../vector-store.js";
+import type { ChunkPayload, ChunkPoint, Hit, SearchOptions, VectorStore } from "../vector-store.js";
 import {
   DENSE_VECTOR,
   SPARSE_VECTOR,
@@ -41,6 +43,9 @@ interface StoredPayload extends PayloadRow {
   pmid: string;
   chunk_id: string;
 }
+
+/** What a search reads of each candidate when its payload may be left out. */
+const LEAN_PAYLOAD = { include: ["pmid", "quality"] };
 
 export class QdrantVectorStore implements VectorStore {
   readonly kind = "qdrant" as const;
@@ -158,6 +163,20 @@ export class QdrantVectorStore implements VectorStore {
     return this.#query(query, SPARSE_VECTOR, limit, opts);
   }
 
+  /** The payload of these chunks, by id (those a search returned without it). */
+  async payloads(ids: string[]): Promise<Map<string, ChunkPayload>> {
+    if (ids.length === 0) return new Map();
+    const points = await this.#call("read payloads", () =>
+      this.#client.retrieve(this.#collection, { ids, with_payload: true, with_vector: false }),
+    );
+    return new Map(
+      points.map((p) => [
+        String(p.id),
+        payloadFromRow((p.payload ?? {}) as unknown as StoredPayload),
+      ]),
+    );
+  }
+
   async count(): Promise<number> {
     const res = await this.#call("count points", () =>
       this.#client.count(this.#collection, { exact: true }),
@@ -180,13 +199,14 @@ export class QdrantVectorStore implements VectorStore {
     opts: SearchOptions,
     params?: Schemas["SearchParams"],
   ): Promise<Hit[]> {
+    const lean = opts.withPayload === false;
     const res = await this.#call("search", () =>
       this.#client.query(this.#collection, {
         query,
         using,
         limit,
         params,
-        with_payload: true,
+        with_payload: lean ? LEAN_PAYLOAD : true,
         filter: opts.excludeRetracted
           ? { must: [{ key: "retracted", match: { value: false } }] }
           : undefined,
@@ -194,12 +214,9 @@ export class QdrantVectorStore implements VectorStore {
     );
     return res.points.map((p) => {
       const stored = (p.payload ?? {}) as unknown as StoredPayload;
-      return {
-        id: String(p.id),
-        pmid: stored.pmid,
-        score: p.score,
-        payload: payloadFromRow(stored),
-      };
+      const id = String(p.id);
+      if (lean) return { id, pmid: stored.pmid, score: p.score, quality: stored.quality };
+      return { id, pmid: stored.pmid, score: p.score, payload: payloadFromRow(stored) };
     });
   }
 
