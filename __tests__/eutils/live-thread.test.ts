@@ -102,6 +102,24 @@ describe("the live thread", () => {
     expect(thread.threadId).not.toBe(dead);
   });
 
+  it("fails the call being formatted and every waiting one when closed, none left unsettled", async () => {
+    const first = thread.formatCitations(MANY, STYLES, live()).catch((e: unknown) => e);
+    const waiting = [
+      thread.formatCitations([ONE], ["apa"], live()).catch((e: unknown) => e),
+      thread.formatCitations([THREE], ["ris"], live()).catch((e: unknown) => e),
+    ];
+    await until(() => thread.citing);
+    expect(thread.waitingCitations).toBe(2);
+    await thread.close();
+    const messages = (await Promise.all([first, ...waiting])).map((e) => (e as Error).message);
+    expect(messages).toEqual([
+      "The thread that formats citations was closed before answering; retry the call.",
+      "The thread that formats citations was closed before answering; retry the call.",
+      "The thread that formats citations was closed before answering; retry the call.",
+    ]);
+    expect(thread.waitingCitations).toBe(0);
+  });
+
   it("parses a long EFetch reply there as parseEFetch does here; a short one here", async () => {
     expect(LONG_REPLY.length).toBeGreaterThan(PARSE_IN_THREAD_CHARS);
     expect(await thread.parseEFetch(LONG_REPLY)).toEqual(parseEFetch(LONG_REPLY));

@@ -181,9 +181,19 @@ export class LiveThread {
     return this.#channel.request("chart", { query, counts }, { signal });
   }
 
-  /** Ends the thread; citations, JATS and charts fail, EFetch parses are done here. */
+  /**
+   * Ends the thread; citations (the one being formatted and those waiting for it), JATS and
+   * charts fail, EFetch parses are done here.
+   */
   async close(): Promise<void> {
-    if (this.#channel.running) this.#waiting.length = 0;
+    for (const job of this.#waiting.splice(0)) {
+      job.signal.removeEventListener("abort", job.onAbort);
+      job.reject(
+        new InvariantError(
+          `The thread that ${DOING.cite} was closed before answering; retry the call.`,
+        ),
+      );
+    }
     await this.#channel.close();
   }
 
