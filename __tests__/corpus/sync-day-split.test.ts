@@ -10,7 +10,6 @@
  */
 import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
 import { sql } from "kysely";
-import { loadConfig } from "../../src/config.js";
 import { openCorpus, type Corpus } from "../../src/corpus/runtime.js";
 import { syncDelta, type SyncResult } from "../../src/corpus/sync.js";
 import { createSynthCorpus, type SynthCorpus } from "../../src/devtools/synth.js";
@@ -19,6 +18,7 @@ import { EutilsClient } from "../../src/ncbi/client.js";
 import { getCheckpoint } from "../../src/store/checkpoints.js";
 import { listJobs } from "../../src/store/jobs.js";
 import { describeEachBackend, openTestStore, type TestStore } from "../helpers/db.js";
+import { storeConfig } from "../helpers/corpus.js";
 import { startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
 
 jest.setTimeout(180_000);
@@ -38,6 +38,7 @@ describeEachBackend("a day past ESearch's reach, split by PMID range", (kind) =>
   let fake: FakeEutils;
   let scratch: TestStore;
   let corpus: Corpus;
+  let deps: Parameters<typeof syncDelta>[0];
 
   beforeAll(async () => {
     synth = createSynthCorpus({
@@ -49,13 +50,7 @@ describeEachBackend("a day past ESearch's reach, split by PMID range", (kind) =>
     fake = await startFakeEutils({ routes: [synthHandler(synth, { reach: REACH })] });
     scratch = await openTestStore(kind);
     await scratch.store.close(); // the corpus opens the same database itself
-    const config = loadConfig({
-      NCBI_EUTILS_BASE_URL: fake.baseUrl,
-      NCBI_MAX_RPS: "100",
-      PUBMED_MCP_DATA_DIR: scratch.dataDir,
-      DATABASE_URL: scratch.databaseUrl,
-      LOG_LEVEL: "error",
-    });
+    const config = storeConfig(fake.baseUrl, scratch);
     corpus = await openCorpus(config);
     deps = {
       ...corpus,
@@ -70,7 +65,6 @@ describeEachBackend("a day past ESearch's reach, split by PMID range", (kind) =>
     await scratch?.cleanup();
   });
 
-  let deps: Parameters<typeof syncDelta>[0];
   const sync = (maxRecords = 50_000): Promise<SyncResult> =>
     syncDelta(deps, { queryKey: "crowded", term: TERM, overlapDays: 5, maxRecords });
   const versions = async (): Promise<Map<string, number>> => {
@@ -105,7 +99,7 @@ describeEachBackend("a day past ESearch's reach, split by PMID range", (kind) =>
     }
     let updated = 0;
     let rounds = 0;
-    for (; rounds < 20;) {
+    while (rounds < 20) {
       const out = await sync(60);
       rounds++;
       expect(out.pmids_processed).toBeLessThanOrEqual(60);

@@ -8,13 +8,13 @@
  */
 import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
 import { sql } from "kysely";
-import { loadConfig } from "../../src/config.js";
 import { openCorpus } from "../../src/corpus/runtime.js";
 import { CHECKPOINT_EVERY, syncDelta } from "../../src/corpus/sync.js";
 import { createSynthCorpus } from "../../src/devtools/synth.js";
 import { synthHandler } from "../../src/devtools/synth-ncbi.js";
 import { EutilsClient } from "../../src/ncbi/client.js";
 import { describeEachBackend, openTestStore, type TestStore } from "../helpers/db.js";
+import { storeConfig } from "../helpers/corpus.js";
 import { startFakeEutils, type FakeEutils } from "../helpers/fake-eutils.js";
 
 jest.setTimeout(180_000);
@@ -48,13 +48,7 @@ describeEachBackend("planner statistics during a long first sync", (kind) => {
   });
 
   it(`has chunk_vectors analyzed in the window after the first ${CHECKPOINT_EVERY} records`, async () => {
-    const config = loadConfig({
-      NCBI_EUTILS_BASE_URL: fake.baseUrl,
-      NCBI_MAX_RPS: "100",
-      PUBMED_MCP_DATA_DIR: scratch.dataDir,
-      DATABASE_URL: scratch.databaseUrl,
-      LOG_LEVEL: "error",
-    });
+    const config = storeConfig(fake.baseUrl, scratch);
     const corpus = await openCorpus(config);
     /** Per progress report in the second window: whether chunk_vectors.pmid has statistics. */
     const seen: boolean[] = [];

@@ -9,16 +9,32 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { sql } from "kysely";
+import { loadConfig, type Config } from "../../src/config.js";
 import { chunkArticle } from "../../src/corpus/chunk.js";
 import type { RagResult } from "../../src/corpus/search.js";
 import type { SyncResult } from "../../src/corpus/sync.js";
 import { decodeRecord } from "../../src/store/record-codec.js";
 import { corpusDb, corpusVectorCount } from "./corpus-db.js";
+import type { TestStore } from "./db.js";
 import { callTool } from "./mcp.js";
 
 export type SyncOut = SyncResult;
 export type ErrOut = { error: { code: string; message: string; details: unknown } };
 export type SearchOut = { results: RagResult[] };
+
+/**
+ * The configuration of a corpus opened straight on `scratch` (openCorpus), NCBI at `ncbiUrl`: for
+ * suites that call syncDelta directly rather than through a server.
+ */
+export function storeConfig(ncbiUrl: string, scratch: TestStore): Config {
+  return loadConfig({
+    NCBI_EUTILS_BASE_URL: ncbiUrl,
+    NCBI_MAX_RPS: "100",
+    PUBMED_MCP_DATA_DIR: scratch.dataDir,
+    DATABASE_URL: scratch.databaseUrl,
+    LOG_LEVEL: "error",
+  });
+}
 
 export async function storedPmids(): Promise<string[]> {
   const rows = await corpusDb.selectFrom("documents").select("pmid").orderBy("pmid").execute();

@@ -26,8 +26,8 @@ import {
   vocabularyQueries,
   abstracts,
   relationsText,
-  type DbSizes,
   unmatchedQueries,
+  type DbSizes,
 } from "../lib/scale-probes.js";
 import { emptySection, figure, quantile, ratio, type SectionResult } from "../lib/stats.js";
 import { ADMIN_URL, postgresDatabase, probePostgres, registerCleanup } from "../lib/stores.js";
@@ -39,6 +39,12 @@ const CALLERS = 8;
 const PEER_POLL_MS = 25;
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+/** What a pass's CPU figures name. */
+const CPU_OF = {
+  server: "server process",
+  callers: "the bench's MCP clients",
+  machine: "whole machine",
+} as const;
 
 export async function scaleSection(opts: BenchOptions): Promise<SectionResult> {
   const out = emptySection("Scale");
@@ -140,14 +146,14 @@ export async function scaleSection(opts: BenchOptions): Promise<SectionResult> {
       const pass = await searchPass(lanes, qs, pidA);
       // Where the CPU goes (the callers share the server's two cores): with every core busy a
       // pass's p50 is about callers ÷ throughput, whatever the index does.
-      for (const [what, p] of [
-        ["unmatched", floor],
-        ["matched", pass],
+      for (const [what, queries, p] of [
+        ["unmatched", "a word no record holds", floor],
+        ["matched", "the keyword queries", pass],
       ] as const) {
-        for (const side of ["server", "callers", "machine"] as const) {
+        for (const [side, name] of Object.entries(CPU_OF) as [keyof typeof CPU_OF, string][]) {
           add(
             `search.${tag}.${what}_cpu_${side}_ms`,
-            `rag_search (${what === "matched" ? "the keyword queries" : "a word no record holds"}), ${who}: CPU per call, ${side === "server" ? "server process" : side === "callers" ? "the bench's MCP clients" : "whole machine"}`,
+            `rag_search (${queries}), ${who}: CPU per call, ${name}`,
             "ms",
             p.cpu?.[side] ?? NaN,
           );

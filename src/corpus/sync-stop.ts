@@ -23,12 +23,12 @@ import { getCheckpoint, type Checkpoint } from "../store/checkpoints.js";
 import { finishJob, type JobProgress } from "../store/jobs.js";
 import type { Database } from "../store/schema.js";
 import type { DayRange } from "./walks.js";
+import { FIRST_DAY, dayOf, type Day } from "./windows.js";
 
 /** A walk's days; `afterPmid`: its first day is resumed after this PMID. */
 export interface WalkRange extends DayRange {
   afterPmid?: number;
 }
-import { FIRST_DAY, dayOf, type Day } from "./windows.js";
 
 export interface SyncPlan {
   /** True when nothing was ever covered: arrivals from the beginning, no revisions walk. */

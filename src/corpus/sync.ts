@@ -7,8 +7,8 @@
  * goes oldest first through day-granular windows. A window whose count reaches ESearch's
  * 10,000-record reach — or exceeds what is left of max_records — is split in halves until it
  * fits, so every record is covered and one call stops on a window boundary; a single day is split
- * by PMID range (PubMed has days with hundreds of thousands of revisions: a MeSH reload). Each window is
- * fetched through its ESearch history in EFetch batches, upserted (counted by content hash and
+ * by PMID range (PubMed has days with hundreds of thousands of revisions: a MeSH reload). Each
+ * window is fetched through its ESearch history in EFetch batches, upserted (counted by content hash and
  * LR), indexed, and only then does its walk's mark move to the window's end. Any failure leaves
  * the marks where the last complete windows put them; a RATE_LIMIT from NCBI stops the sync the
  * same way and says when NCBI takes requests again (./sync-stop.ts).
@@ -250,7 +250,8 @@ class SyncRun {
   }
 
   async fetchWindow(w: Window): Promise<void> {
-    const requests = efetchBatches(Math.min(w.count, this.reach - 1));
+    // walk() fetches only windows ESearch pages through whole (count < reach).
+    const requests = efetchBatches(w.count);
     // Before a window rather than after one, so the last window's records are left to the
     // maintenance that follows the sync's answer.
     if (this.unflushed >= CHECKPOINT_EVERY) {
